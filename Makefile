@@ -1,0 +1,51 @@
+# Weir's make targets. `make` alone prints them.
+GO        ?= go
+PKGS      ?= ./...
+BIN       := bin
+STATICCHECK_VERSION := v0.8.2
+# Race detection and the invariants build tag are on for every test run.
+TESTFLAGS ?= -race -tags invariants -timeout 20m
+FUZZTIME  ?= 10s
+
+.PHONY: help
+help: ## print the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN{FS=":.*## "}{printf "  make %-10s %s\n", $$1, $$2}'
+
+.PHONY: setup
+setup: ## fetch every Go module the build and tests need
+	$(GO) mod download
+
+.PHONY: build
+build: ## build bin/weir
+	$(GO) build -o $(BIN)/weir ./cmd/weir
+
+.PHONY: test
+test: ## unit and integration tests with -race and invariants
+	$(GO) test $(TESTFLAGS) $(PKGS)
+
+.PHONY: test-short
+test-short: ## quick tests without the race detector
+	$(GO) test -short $(PKGS)
+
+.PHONY: bench
+bench: ## benchmarks (storage and region); BENCH=regexp to narrow
+	$(GO) test -run '^$$' -bench '$(or $(BENCH),.)' -benchmem $(PKGS)
+
+.PHONY: fuzz
+fuzz: ## every fuzz target for FUZZTIME (default 10s) each
+	@set -e; for pkg in $$($(GO) list ./...); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	    echo "fuzz $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg; \
+	  done; done
+
+.PHONY: lint
+lint: $(BIN)/staticcheck ## go vet and staticcheck
+	$(GO) vet $(PKGS)
+	$(BIN)/staticcheck $(PKGS)
+
+$(BIN)/staticcheck:
+	GOBIN=$(CURDIR)/$(BIN) GOFLAGS= $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+
+.PHONY: clean
+clean: ## remove build outputs
+	rm -rf $(BIN)
