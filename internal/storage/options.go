@@ -1,0 +1,112 @@
+package storage
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+)
+
+// Options configures an Engine. The zero value of every field means its
+// default; call EnsureDefaults (Open does) and Validate.
+type Options struct {
+	// Dir is the store's directory. Required.
+	Dir string
+	// FS is the filesystem all I/O goes through. Default: the OS's. Tests
+	// pass a memory FS, a crashable one or an error-injecting wrapper.
+	FS vfs.FS
+	// CacheSize is the block cache size in bytes. Default 256 MiB.
+	CacheSize int64
+	// MemTableSize is the size of one memtable in bytes. Default 64 MiB.
+	MemTableSize uint64
+	// MemTableStopWritesThreshold is how many memtables may queue for flush
+	// before writes stall. Default 4.
+	MemTableStopWritesThreshold int
+	// L0CompactionThreshold is the L0 read amplification that triggers a
+	// compaction. Default 4.
+	L0CompactionThreshold int
+	// L0StopWritesThreshold is the L0 read amplification at which writes
+	// stop. Default 24.
+	L0StopWritesThreshold int
+	// BlockSize is the SST data block size in bytes. Default 32 KiB.
+	BlockSize int
+	// AsyncWALInterval is how often writes committed with AsyncWAL are
+	// synced, like HBase's hbase.regionserver.optionallogflushinterval.
+	// Default 1 s.
+	AsyncWALInterval time.Duration
+	// DisableAutomaticCompactions leaves compactions to explicit Compact
+	// calls (tests use it to control the LSM's shape). Default false.
+	DisableAutomaticCompactions bool
+	// Logger receives the engine's logs. Default: discard.
+	Logger *slog.Logger
+	// Events receives typed engine events. Optional.
+	Events EventListener
+}
+
+// DefaultOptions returns Options for dir with every default filled in.
+func DefaultOptions(dir string) Options {
+	o := Options{Dir: dir}
+	o.EnsureDefaults()
+	return o
+}
+
+// EnsureDefaults replaces zero fields by their defaults.
+func (o *Options) EnsureDefaults() {
+	if o.FS == nil {
+		o.FS = vfs.Default
+	}
+	if o.CacheSize == 0 {
+		o.CacheSize = 256 << 20
+	}
+	if o.MemTableSize == 0 {
+		o.MemTableSize = 64 << 20
+	}
+	if o.MemTableStopWritesThreshold == 0 {
+		o.MemTableStopWritesThreshold = 4
+	}
+	if o.L0CompactionThreshold == 0 {
+		o.L0CompactionThreshold = 4
+	}
+	if o.L0StopWritesThreshold == 0 {
+		o.L0StopWritesThreshold = 24
+	}
+	if o.BlockSize == 0 {
+		o.BlockSize = 32 << 10
+	}
+	if o.AsyncWALInterval == 0 {
+		o.AsyncWALInterval = time.Second
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+}
+
+// Validate reports the first field with an impossible value.
+func (o *Options) Validate() error {
+	var errs []error
+	if o.Dir == "" {
+		errs = append(errs, errors.New("storage: Options.Dir is empty"))
+	}
+	if o.CacheSize < 0 {
+		errs = append(errs, fmt.Errorf("storage: Options.CacheSize %d is negative", o.CacheSize))
+	}
+	if o.MemTableSize < 64<<10 || o.MemTableSize > 4<<30 {
+		errs = append(errs, fmt.Errorf("storage: Options.MemTableSize %d is outside [64 KiB, 4 GiB]", o.MemTableSize))
+	}
+	if o.MemTableStopWritesThreshold < 2 {
+		errs = append(errs, fmt.Errorf("storage: Options.MemTableStopWritesThreshold %d is below 2", o.MemTableStopWritesThreshold))
+	}
+	if o.L0CompactionThreshold < 1 || o.L0StopWritesThreshold < o.L0CompactionThreshold {
+		errs = append(errs, fmt.Errorf("storage: L0 thresholds compaction=%d stop=%d are inconsistent",
+			o.L0CompactionThreshold, o.L0StopWritesThreshold))
+	}
+	if o.BlockSize < 1<<10 || o.BlockSize > 16<<20 {
+		errs = append(errs, fmt.Errorf("storage: Options.BlockSize %d is outside [1 KiB, 16 MiB]", o.BlockSize))
+	}
+	if o.AsyncWALInterval < time.Millisecond {
+		errs = append(errs, fmt.Errorf("storage: Options.AsyncWALInterval %v is below 1ms", o.AsyncWALInterval))
+	}
+	return errors.Join(errs...)
+}
