@@ -256,3 +256,16 @@ func RowPrefixLen(key []byte) int {
 		off += i + 2
 	}
 }
+
+// DecodeRow returns the table and row of any key that starts with a row
+// prefix (a cell key, or a row prefix itself).
+func DecodeRow(key []byte) (table uint32, row []byte, err error) {
+	if len(key) < TableIDLen {
+		return 0, nil, fmt.Errorf("%w: %d bytes, shorter than a table id", ErrCorruptKey, len(key))
+	}
+	row, _, err = unescape(key[TableIDLen:])
+	if err != nil {
+		return 0, nil, fmt.Errorf("row: %w", err)
+	}
+	return binary.BigEndian.Uint32(key), row, nil
+}

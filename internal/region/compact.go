@@ -1,0 +1,233 @@
+package region
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/weirdb/weir/internal/cell"
+	"github.com/weirdb/weir/internal/storage"
+)
+
+// Flush writes the store's memtables to SSTs. Pebble's memtable is shared
+// by every region of the store, so this flushes them all, as HBase's
+// flush of a region's memstore makes its edits durable in files.
+func (r *Region) Flush(ctx context.Context) error {
+	if err := r.enter(); err != nil {
+		return err
+	}
+	defer r.gate.RUnlock()
+	return r.engine.Flush()
+}
+
+// Compact compacts the region's key range. A minor compaction is Pebble's
+// own: it merges files and changes no result. A major compaction first
+// collects garbage as HBase's major compaction does (CollectGarbage), then
+// compacts the range to the bottom level so the space is reclaimed.
+func (r *Region) Compact(ctx context.Context, major bool) error {
+	if err := r.enter(); err != nil {
+		return err
+	}
+	defer r.gate.RUnlock()
+	if major {
+		if _, err := r.collectGarbage(ctx); err != nil {
+			return err
+		}
+	}
+	return r.engine.Compact(ctx, r.lower, r.upper)
+}
+
+// GCStats counts what a garbage pass removed.
+type GCStats struct {
+	RowsScanned  int64
+	CellsDropped int64
+}
+
+// collectGarbage deletes, row by row, the cells HBase's major compaction
+// drops (see gcRow for the rules). Rows are scanned over one view; a row
+// with garbage is re-read and cleaned under its exclusive lock, so a
+// concurrent write of the same key is never deleted by mistake.
+func (r *Region) collectGarbage(ctx context.Context) (GCStats, error) {
+	var st GCStats
+	now := r.opts.Now()
+	desc := r.Descriptor()
+	it, err := r.engine.NewIter(storage.IterOptions{Lower: r.lower, Upper: r.upper})
+	if err != nil {
+		return st, err
+	}
+	defer it.Close()
+	var rowKeys []gcKey
+	for ok := it.First(); ok; {
+		if st.RowsScanned%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return st, err
+			}
+		}
+		st.RowsScanned++
+		prefix := append([]byte(nil), it.Key()[:storage.RowPrefixLen(it.Key())]...)
+		rowKeys, err = collectRowKeys(it, prefix, rowKeys[:0])
+		if err != nil {
+			return st, err
+		}
+		ok = it.Valid()
+		if len(gcRow(rowKeys, desc, now)) == 0 {
+			continue
+		}
+		n, err := r.cleanRow(ctx, prefix, rowKeys[0].k.Row, desc, now)
+		if err != nil {
+			return st, err
+		}
+		st.CellsDropped += n
+	}
+	return st, it.Error()
+}
+
+// cleanRow re-reads one row under its exclusive lock and deletes its
+// garbage.
+func (r *Region) cleanRow(ctx context.Context, prefix, row []byte, desc *TableDescriptor, now int64) (int64, error) {
+	held, err := r.locks.acquire(ctx, []lockRequest{{stripe: stripeOf(row), exclusive: true}}, r.opts.RowLockTimeout)
+	if err != nil {
+		return 0, err
+	}
+	defer held.release()
+	it, err := r.engine.NewIter(storage.IterOptions{Lower: prefix, Upper: storage.RowUpperBound(nil, prefix)})
+	if err != nil {
+		return 0, err
+	}
+	defer it.Close()
+	it.First()
+	keys, err := collectRowKeys(it, prefix, nil)
+	if err != nil {
+		return 0, err
+	}
+	drops := gcRow(keys, desc, now)
+	if len(drops) == 0 {
+		return 0, nil
+	}
+	b := r.engine.NewBatch()
+	defer b.Close()
+	for _, key := range drops {
+		if err := b.Delete(key); err != nil {
+			return 0, err
+		}
+	}
+	// Garbage removal need not be synced: if a crash loses it, the next
+	// pass finds the same garbage. The batch keeps one row's edits atomic.
+	if err := b.Commit(storage.AsyncWAL); err != nil {
+		return 0, err
+	}
+	return int64(len(drops)), nil
+}
+
+// gcKey is one stored key of a row, decoded.
+type gcKey struct {
+	key []byte
+	k   storage.CellKey
+}
+
+func collectRowKeys(it *storage.Iterator, prefix []byte, out []gcKey) ([]gcKey, error) {
+	for ; it.Valid() && bytes.HasPrefix(it.Key(), prefix); it.Next() {
+		key := append([]byte(nil), it.Key()...)
+		k, err := storage.DecodeCellKey(key)
+		if err != nil {
+			return out, fmt.Errorf("region: garbage pass: %w", err)
+		}
+		out = append(out, gcKey{key: key, k: k})
+	}
+	return out, it.Error()
+}
+
+// gcRow returns the keys of one row (in store order) that a major
+// compaction removes. The rules, per family:
+//
+//   - A family the table no longer has: everything.
+//   - KEEP_DELETED_CELLS=FALSE: every delete marker, and every put a marker
+//     masks. Of the remaining puts of a column, newest first, the first
+//     VERSIONS stay, except that an expired put (older than TTL) stays
+//     only among the first MIN_VERSIONS.
+//   - KEEP_DELETED_CELLS=TRUE: markers and masked puts stay; the version
+//     and TTL rule applies to all puts of a column, masked or not.
+//   - KEEP_DELETED_CELLS=TTL: as TRUE, but expired markers go, and so do
+//     masked puts that are expired.
+func gcRow(keys []gcKey, desc *TableDescriptor, now int64) [][]byte {
+	var drops [][]byte
+	for start := 0; start < len(keys); {
+		fam := keys[start].k.Family
+		end := start + 1
+		for end < len(keys) && bytes.Equal(keys[end].k.Family, fam) {
+			end++
+		}
+		drops = gcFamily(keys[start:end], desc.Family(fam), now, drops)
+		start = end
+	}
+	return drops
+}
+
+func gcFamily(keys []gcKey, fd *FamilyDescriptor, now int64, drops [][]byte) [][]byte {
+	if fd == nil {
+		for _, k := range keys {
+			drops = append(drops, k.key)
+		}
+		return drops
+	}
+	cutoff := int64(-1 << 63)
+	if ttl := fd.ttlMillis(); ttl > 0 {
+		cutoff = now - ttl
+	}
+	kdc := fd.KeepDeletedCells
+	dropDeleted := func(ts int64) bool {
+		return kdc == KeepDeletedFalse || (kdc == KeepDeletedTTL && ts < cutoff)
+	}
+	famDel := int64(-1)
+	var famVerDel []int64
+	var colDel int64
+	var colVerDel []int64
+	var col []byte
+	versions := 0
+	for _, gk := range keys {
+		k := &gk.k
+		typ := cell.Type(k.Type)
+		if typ.IsFamilyMarker() {
+			if typ == cell.TypeDeleteFamily {
+				famDel = max(famDel, k.Timestamp)
+			} else {
+				famVerDel = append(famVerDel, k.Timestamp)
+			}
+			if dropDeleted(k.Timestamp) {
+				drops = append(drops, gk.key)
+			}
+			continue
+		}
+		colKey := gk.key[k.RowPrefixLen:k.ColumnPrefixLen]
+		if !bytes.Equal(colKey, col) {
+			col, colDel, colVerDel, versions = colKey, -1, colVerDel[:0], 0
+		}
+		if typ != cell.TypePut {
+			if typ == cell.TypeDeleteColumn {
+				colDel = max(colDel, k.Timestamp)
+			} else {
+				colVerDel = append(colVerDel, k.Timestamp)
+			}
+			if dropDeleted(k.Timestamp) {
+				drops = append(drops, gk.key)
+			}
+			continue
+		}
+		ts := k.Timestamp
+		masked := ts <= famDel || ts <= colDel || slices.Contains(famVerDel, ts) || slices.Contains(colVerDel, ts)
+		expired := ts < cutoff
+		// Without KEEP_DELETED_CELLS every masked put goes (dropDeleted is
+		// always true); with TTL only expired ones do.
+		if masked && dropDeleted(ts) {
+			drops = append(drops, gk.key)
+			continue
+		}
+		if versions >= fd.MaxVersions || (expired && versions >= fd.MinVersions) {
+			drops = append(drops, gk.key)
+			continue
+		}
+		versions++
+	}
+	return drops
+}

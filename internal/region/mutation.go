@@ -1,0 +1,255 @@
+package region
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/weirdb/weir/internal/cell"
+	"github.com/weirdb/weir/internal/storage"
+)
+
+// MutationType is HBase's MutationType for Put and Delete.
+type MutationType uint8
+
+const (
+	MutationPut MutationType = iota
+	MutationDelete
+)
+
+func (t MutationType) String() string {
+	if t == MutationDelete {
+		return "DELETE"
+	}
+	return "PUT"
+}
+
+// Mutation is one row's Put or Delete.
+//
+// A Put's cells carry Family, Qualifier, Value and Timestamp
+// (cell.LatestTimestamp: the server's clock). A Delete's cells carry Family,
+// Qualifier, Timestamp and Type: TypeDelete (one version; at
+// LatestTimestamp, the newest visible one), TypeDeleteColumn,
+// TypeDeleteFamily or TypeDeleteFamilyVersion (which needs a timestamp). A
+// Delete without cells deletes the whole row: a DeleteFamily at Timestamp
+// on every family.
+type Mutation struct {
+	Type       MutationType
+	Row        []byte
+	Cells      []cell.Cell
+	Timestamp  int64 // whole-row delete only; 0 or LatestTimestamp = now
+	Durability Durability
+}
+
+// ValidateMutation checks m against the region and schema without writing.
+// The RPC layer uses it to reject bad actions of a batch one by one.
+func (r *Region) ValidateMutation(m *Mutation) error {
+	if err := r.checkRow(m.Row); err != nil {
+		return err
+	}
+	desc := r.Descriptor()
+	if desc.ReadOnly {
+		return invalidf("table %q is read-only", desc.Name)
+	}
+	if m.Durability > FsyncWAL {
+		return invalidf("bad durability %d", m.Durability)
+	}
+	switch m.Type {
+	case MutationPut:
+		if len(m.Cells) == 0 {
+			return invalidf("put of row %q has no cells", m.Row)
+		}
+	case MutationDelete:
+		if len(m.Cells) == 0 {
+			if err := checkTimestamp(m.Timestamp, true); err != nil && m.Timestamp != 0 {
+				return err
+			}
+		}
+	default:
+		return invalidf("unknown mutation type %d", m.Type)
+	}
+	for i := range m.Cells {
+		c := &m.Cells[i]
+		if desc.Family(c.Family) == nil {
+			return fmt.Errorf("%w: %q in table %q", ErrNoSuchFamily, c.Family, desc.Name)
+		}
+		if err := checkTimestamp(c.Timestamp, true); err != nil {
+			return err
+		}
+		if len(m.Row)+len(c.Family)+len(c.Qualifier)+len(c.Value) > r.opts.MaxCellSize {
+			return invalidf("cell %s:%s of row %q is %d bytes, over the %d byte limit",
+				c.Family, c.Qualifier, m.Row, len(m.Row)+len(c.Family)+len(c.Qualifier)+len(c.Value), r.opts.MaxCellSize)
+		}
+		if m.Type == MutationPut {
+			continue
+		}
+		switch c.Type {
+		case cell.TypeDelete, cell.TypeDeleteColumn:
+		case cell.TypeDeleteFamily:
+			if len(c.Qualifier) > 0 {
+				return invalidf("DeleteFamily of %q carries a qualifier", c.Family)
+			}
+		case cell.TypeDeleteFamilyVersion:
+			if len(c.Qualifier) > 0 {
+				return invalidf("DeleteFamilyVersion of %q carries a qualifier", c.Family)
+			}
+			if c.Timestamp == cell.LatestTimestamp {
+				return invalidf("DeleteFamilyVersion of %q needs an explicit timestamp", c.Family)
+			}
+		default:
+			return invalidf("cell type %s is not a delete", c.Type)
+		}
+		if len(c.Value) > 0 {
+			return invalidf("delete of %s:%s carries a value", c.Family, c.Qualifier)
+		}
+	}
+	return nil
+}
+
+func checkTimestamp(ts int64, latestOK bool) error {
+	if ts < 0 {
+		return invalidf("timestamp %d is negative", ts)
+	}
+	if ts == cell.LatestTimestamp && !latestOK {
+		return invalidf("timestamp %d is reserved (LATEST_TIMESTAMP)", ts)
+	}
+	return nil
+}
+
+// Mutate validates every mutation, then applies them all in one atomic
+// batch: readers see all or none. Nothing is written if any is invalid.
+func (r *Region) Mutate(ctx context.Context, muts ...Mutation) error {
+	if err := r.enter(); err != nil {
+		return err
+	}
+	defer r.gate.RUnlock()
+	for i := range muts {
+		if err := r.ValidateMutation(&muts[i]); err != nil {
+			return err
+		}
+	}
+	reqs := make([]lockRequest, len(muts))
+	for i := range muts {
+		reqs[i] = lockRequest{stripe: stripeOf(muts[i].Row), exclusive: needsRead(&muts[i])}
+	}
+	held, err := r.locks.acquire(ctx, reqs, r.opts.RowLockTimeout)
+	if err != nil {
+		return err
+	}
+	defer held.release()
+	b := r.engine.NewBatch()
+	defer b.Close()
+	var wb writeBuf
+	durability := UseDefault
+	for i := range muts {
+		if err := r.addMutation(ctx, b, &wb, &muts[i]); err != nil {
+			return err
+		}
+		durability = max(durability, muts[i].Durability)
+	}
+	return r.commit(b, durability)
+}
+
+// needsRead reports whether applying m reads the row first (a Delete of
+// the latest version), so it must hold the row exclusively.
+func needsRead(m *Mutation) bool {
+	if m.Type != MutationDelete {
+		return false
+	}
+	for i := range m.Cells {
+		if m.Cells[i].Type == cell.TypeDelete && m.Cells[i].Timestamp == cell.LatestTimestamp {
+			return true
+		}
+	}
+	return false
+}
+
+// commit writes b with the strongest of the mutations' durabilities, or
+// the table's when they all said USE_DEFAULT.
+func (r *Region) commit(b *storage.Batch, d Durability) error {
+	if d == UseDefault {
+		d = r.Descriptor().Durability
+	}
+	if err := b.Commit(d.storage()); err != nil {
+		return fmt.Errorf("region: %w", err)
+	}
+	return nil
+}
+
+// writeBuf is scratch space for encoding keys into a batch.
+type writeBuf struct{ key []byte }
+
+// addMutation encodes one validated mutation into b. The caller holds the
+// row lock.
+func (r *Region) addMutation(ctx context.Context, b *storage.Batch, wb *writeBuf, m *Mutation) error {
+	now := r.clock.next(m.Row, r.opts.Now())
+	tid := r.info.TableID
+	if m.Type == MutationDelete && len(m.Cells) == 0 {
+		ts := m.Timestamp
+		if ts == 0 || ts == cell.LatestTimestamp {
+			ts = now
+		}
+		for _, f := range r.Descriptor().Families {
+			wb.key = storage.AppendCellKey(wb.key[:0], tid, m.Row, f.Name, nil, ts, uint8(cell.TypeDeleteFamily))
+			if err := b.Set(wb.key, nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for i := range m.Cells {
+		c := &m.Cells[i]
+		ts, typ := c.Timestamp, cell.TypePut
+		if m.Type == MutationDelete {
+			typ = c.Type
+		}
+		if ts == cell.LatestTimestamp {
+			ts = now
+			if typ == cell.TypeDelete {
+				latest, found, err := r.latestVersion(ctx, m.Row, c.Family, c.Qualifier)
+				if err != nil {
+					return err
+				}
+				if found {
+					ts = latest
+				}
+			}
+		}
+		wb.key = storage.AppendCellKey(wb.key[:0], tid, m.Row, c.Family, c.Qualifier, ts, uint8(typ))
+		var err error
+		if typ == cell.TypePut {
+			err = b.Set(wb.key, c.Value)
+		} else {
+			err = b.Set(wb.key, nil)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// latestVersion returns the timestamp of the newest visible version of a
+// column, as HBase resolves a Delete of "the latest version".
+func (r *Region) latestVersion(ctx context.Context, row, family, qualifier []byte) (int64, bool, error) {
+	res, err := r.getLocked(ctx, Get{Row: row, Columns: []Columns{{Family: family, Qualifiers: [][]byte{qualifier}}}})
+	if err != nil || len(res.Cells) == 0 {
+		return 0, false, err
+	}
+	return res.Cells[0].Timestamp, true, nil
+}
+
+// getLocked is Get for callers already inside the region's gate.
+func (r *Region) getLocked(ctx context.Context, g Get) (Result, error) {
+	q, err := r.newQuery(g.Columns, g.TimeRange, g.MaxVersions, g.Filter, false, g.StoreLimit, g.StoreOffset)
+	if err != nil {
+		return Result{}, err
+	}
+	rowPrefix := storage.AppendRowPrefix(nil, r.info.TableID, g.Row)
+	it, err := r.engine.NewIter(storage.IterOptions{Lower: rowPrefix, Upper: storage.RowUpperBound(nil, rowPrefix)})
+	if err != nil {
+		return Result{}, err
+	}
+	defer it.Close()
+	cells, err := newRowReader(r, &q, it).readFilteredRow(rowPrefix)
+	return Result{Cells: cells, Exists: len(cells) > 0}, err
+}

@@ -1,0 +1,224 @@
+package region
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/weirdb/weir/internal/storage"
+)
+
+// Info identifies a region: the rows [StartKey, EndKey) of one table.
+type Info struct {
+	// TableID prefixes every key of the table in the store.
+	TableID uint32
+	// RegionID is the region's creation time in ms, as HBase's region id.
+	RegionID int64
+	// StartKey is inclusive; empty means the table's first row.
+	StartKey []byte
+	// EndKey is exclusive; empty means past the table's last row.
+	EndKey []byte
+}
+
+// ContainsRow reports whether row belongs to the region.
+func (i *Info) ContainsRow(row []byte) bool {
+	return bytes.Compare(row, i.StartKey) >= 0 && (len(i.EndKey) == 0 || bytes.Compare(row, i.EndKey) < 0)
+}
+
+func (i *Info) String() string {
+	return fmt.Sprintf("table=%d,start=%q,end=%q,id=%d", i.TableID, i.StartKey, i.EndKey, i.RegionID)
+}
+
+// Options configures a region. Zero fields take their defaults.
+type Options struct {
+	// Now returns the current time in ms since the epoch; tests inject a
+	// clock. Default: the wall clock.
+	Now func() int64
+	// RowLockTimeout bounds the wait for a row lock, HBase's
+	// hbase.rowlock.wait.duration. Default 30 s.
+	RowLockTimeout time.Duration
+	// MaxCellSize bounds one cell's key and value, HBase's
+	// hbase.server.keyvalue.maxsize. Default 10 MiB.
+	MaxCellSize int
+	// MaxRowLength bounds a row key; HBase's is 32767 (a Java short).
+	MaxRowLength int
+	// Logger receives the region's logs. Default: discard.
+	Logger *slog.Logger
+}
+
+// EnsureDefaults fills zero fields in.
+func (o *Options) EnsureDefaults() {
+	if o.Now == nil {
+		o.Now = func() int64 { return time.Now().UnixMilli() }
+	}
+	if o.RowLockTimeout == 0 {
+		o.RowLockTimeout = 30 * time.Second
+	}
+	if o.MaxCellSize == 0 {
+		o.MaxCellSize = 10 << 20
+	}
+	if o.MaxRowLength == 0 {
+		o.MaxRowLength = 32767
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+}
+
+// Validate reports impossible settings.
+func (o *Options) Validate() error {
+	var errs []error
+	if o.RowLockTimeout < 0 {
+		errs = append(errs, fmt.Errorf("region: RowLockTimeout %v is negative", o.RowLockTimeout))
+	}
+	if o.MaxCellSize < 1 {
+		errs = append(errs, fmt.Errorf("region: MaxCellSize %d must be positive", o.MaxCellSize))
+	}
+	if o.MaxRowLength < 1 || o.MaxRowLength > 32767 {
+		errs = append(errs, fmt.Errorf("region: MaxRowLength %d outside [1, 32767]", o.MaxRowLength))
+	}
+	return errors.Join(errs...)
+}
+
+// Region serves the cells of one key range of one table. All methods are
+// safe for concurrent use. Mutations of one row are atomic and isolated
+// (one Pebble batch each); reads see a consistent point in time.
+type Region struct {
+	info   Info
+	opts   Options
+	engine *storage.Engine
+	lower  []byte // first key of the region
+	upper  []byte // key bound past the region
+
+	locks rowLocks
+	clock rowClock
+
+	// gate is held shared by every operation and exclusively by Close, so
+	// Close waits for operations in flight.
+	gate   sync.RWMutex
+	closed atomic.Bool
+
+	mu struct {
+		sync.Mutex
+		desc *TableDescriptor // replaced whole by SetDescriptor
+	}
+}
+
+// Open serves info's key range of engine with the table schema desc. The
+// region shares the engine with its siblings; opening reads nothing.
+func Open(engine *storage.Engine, info Info, desc TableDescriptor, opts Options) (*Region, error) {
+	opts.EnsureDefaults()
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	desc.EnsureDefaults()
+	if err := desc.Validate(); err != nil {
+		return nil, fmt.Errorf("region: opening %s: %w", info.String(), err)
+	}
+	if info.TableID == storage.MetaTableID {
+		return nil, fmt.Errorf("%w: table id %d is reserved", ErrInvalidArgument, info.TableID)
+	}
+	if len(info.EndKey) > 0 && bytes.Compare(info.StartKey, info.EndKey) >= 0 {
+		return nil, fmt.Errorf("%w: region start %q is not before end %q", ErrInvalidArgument, info.StartKey, info.EndKey)
+	}
+	r := &Region{
+		info:   info,
+		opts:   opts,
+		engine: engine,
+		lower:  storage.RegionLowerBound(info.TableID, info.StartKey),
+		upper:  storage.RegionUpperBound(info.TableID, info.EndKey),
+	}
+	d := desc
+	r.mu.desc = &d
+	return r, nil
+}
+
+// Info returns the region's identity.
+func (r *Region) Info() Info { return r.info }
+
+// Descriptor returns the current table schema. Callers must not modify it.
+func (r *Region) Descriptor() *TableDescriptor {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.mu.desc
+}
+
+// SetDescriptor swaps the table schema (alter table) for later operations.
+func (r *Region) SetDescriptor(desc TableDescriptor) error {
+	desc.EnsureDefaults()
+	if err := desc.Validate(); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	r.mu.desc = &desc
+	r.mu.Unlock()
+	return nil
+}
+
+// Close waits for operations in flight and refuses new ones. Data stays in
+// the engine; Open serves it again. Idempotent.
+func (r *Region) Close() error {
+	r.gate.Lock()
+	r.closed.Store(true)
+	r.gate.Unlock()
+	return nil
+}
+
+// enter admits an operation unless the region is closed; the caller must
+// call r.gate.RUnlock when done.
+func (r *Region) enter() error {
+	r.gate.RLock()
+	if r.closed.Load() {
+		r.gate.RUnlock()
+		return ErrClosed
+	}
+	return nil
+}
+
+func (r *Region) checkRow(row []byte) error {
+	if len(row) == 0 {
+		return invalidf("empty row key")
+	}
+	if len(row) > r.opts.MaxRowLength {
+		return invalidf("row key of %d bytes exceeds the %d byte limit", len(row), r.opts.MaxRowLength)
+	}
+	if !r.info.ContainsRow(row) {
+		return fmt.Errorf("%w: row %q not in %s", ErrWrongRegion, row, r.info.String())
+	}
+	return nil
+}
+
+// rowClock hands out server timestamps that strictly increase per row, so
+// two mutations of a row never collide on one version even within a
+// millisecond. Rows hash onto slots; a shared slot only makes timestamps
+// step further ahead, never back.
+type rowClock struct {
+	slots [4096]atomic.Int64
+}
+
+func (c *rowClock) next(row []byte, now int64) int64 {
+	s := &c.slots[rowHash(row)%uint32(len(c.slots))]
+	for {
+		last := s.Load()
+		ts := max(now, last+1)
+		if s.CompareAndSwap(last, ts) {
+			return ts
+		}
+	}
+}
+
+// observe records that row holds a version at ts, so later server
+// timestamps for the row go past it (Increment and Append need this).
+func (c *rowClock) observe(row []byte, ts int64) {
+	s := &c.slots[rowHash(row)%uint32(len(c.slots))]
+	for {
+		last := s.Load()
+		if last >= ts || s.CompareAndSwap(last, ts) {
+			return
+		}
+	}
+}

@@ -1,0 +1,342 @@
+package region
+
+import (
+	"bytes"
+	"slices"
+
+	"github.com/weirdb/weir/internal/cell"
+	"github.com/weirdb/weir/internal/filter"
+	"github.com/weirdb/weir/internal/storage"
+)
+
+// rowReader turns the keys of one row, in store order, into the cells a
+// read returns. It is HBase's ScanQueryMatcher and StoreScanner in one:
+// family and column delete tracking, time range, versions, TTL with
+// MIN_VERSIONS, then the filter, then the per-family limit and offset.
+//
+// Keys arrive per family: family-level markers (DeleteFamily,
+// DeleteFamilyVersion) first, then each column's versions newest first,
+// delete markers ahead of the put they mask at the same timestamp. So a put
+// is judged once every marker that could mask it has been seen.
+type rowReader struct {
+	r  *Region
+	q  *query
+	it *storage.Iterator
+
+	// per-row state
+	rowPrefix []byte
+	row       []byte // owned copy, shared by the row's cells
+	endScan   bool   // the filter ended the scan
+	nextHint  []byte // a seek target beyond this row, from a filter hint
+
+	// per-family state
+	fam         []byte // owned copy of the current family
+	famPrefix   []byte
+	fd          *FamilyDescriptor
+	quals       [][]byte // wanted qualifiers, nil = all
+	famDel      int64    // newest DeleteFamily in force, -1 = none
+	famVerDel   []int64  // DeleteFamilyVersion timestamps
+	maxVersions int
+	ttlCutoff   int64 // puts older than this are expired; math.MinInt64 = no TTL
+	storeCount  int
+
+	// per-column state
+	col       []byte // current column's key bytes after the row prefix
+	colDel    int64  // newest DeleteColumn in force, -1 = none
+	colVerDel []int64
+	versions  int
+
+	seekBuf []byte
+	arena   []byte
+	lastFam []byte // immutable copy of fam for returned cells
+}
+
+func newRowReader(r *Region, q *query, it *storage.Iterator) *rowReader {
+	return &rowReader{r: r, q: q, it: it}
+}
+
+// includeMarker decides whether a delete marker at ts takes part in the
+// read. With KEEP_DELETED_CELLS a marker only counts inside the time range,
+// so a query that ends before a delete still sees what it deleted;
+// otherwise a marker newer than the range still masks cells inside it.
+func (rr *rowReader) includeMarker(ts int64) bool {
+	if rr.fd.KeepDeletedCells != KeepDeletedFalse {
+		return rr.q.tr.Contains(ts)
+	}
+	return rr.q.tr.ContainsOrAfter(ts)
+}
+
+// read consumes the row whose keys start with rowPrefix; the iterator must
+// sit on the row's first key. It appends the row's included cells to out
+// and leaves the iterator after the row (or invalid). The caller applies
+// row-level filtering.
+func (rr *rowReader) read(rowPrefix, row []byte, out []cell.Cell) ([]cell.Cell, error) {
+	rr.rowPrefix = rowPrefix
+	rr.row = append([]byte(nil), row...)
+	rr.fam = rr.fam[:0]
+	rr.fd = nil
+	rr.endScan = false
+	rr.nextHint = nil
+	first := true
+	it := rr.it
+	for it.Valid() {
+		key := it.Key()
+		if !bytes.HasPrefix(key, rowPrefix) {
+			break
+		}
+		k, err := storage.DecodeCellKey(key)
+		if err != nil {
+			return out, err
+		}
+		if first || !bytes.Equal(k.Family, rr.fam) {
+			first = false
+			if !rr.startFamily(k.Family) {
+				rr.seekPastPrefix(rr.famPrefix)
+				continue
+			}
+		}
+		typ := cell.Type(k.Type)
+		if typ.IsFamilyMarker() {
+			if rr.q.raw {
+				if !rr.q.tr.Contains(k.Timestamp) {
+					rr.next()
+				} else if done := rr.emit(&k, nil, &out); done {
+					return out, nil
+				}
+				continue
+			} else if rr.includeMarker(k.Timestamp) {
+				if typ == cell.TypeDeleteFamily {
+					rr.famDel = max(rr.famDel, k.Timestamp)
+				} else {
+					rr.famVerDel = append(rr.famVerDel, k.Timestamp)
+				}
+			}
+			rr.next()
+			continue
+		}
+		colKey := key[k.RowPrefixLen:k.ColumnPrefixLen]
+		if !bytes.Equal(colKey, rr.col) {
+			rr.col = append(rr.col[:0], colKey...)
+			rr.colDel, rr.colVerDel, rr.versions = -1, rr.colVerDel[:0], 0
+			if rr.quals != nil {
+				if _, ok := slices.BinarySearchFunc(rr.quals, k.Qualifier, bytes.Compare); !ok {
+					rr.seekNextWantedColumn(k.Qualifier)
+					continue
+				}
+			}
+		}
+		if typ != cell.TypePut {
+			if rr.q.raw {
+				if !rr.q.tr.Contains(k.Timestamp) {
+					rr.next()
+				} else if done := rr.emit(&k, nil, &out); done {
+					return out, nil
+				}
+				continue
+			} else if rr.includeMarker(k.Timestamp) {
+				if typ == cell.TypeDeleteColumn {
+					rr.colDel = max(rr.colDel, k.Timestamp)
+				} else {
+					rr.colVerDel = append(rr.colVerDel, k.Timestamp)
+				}
+			}
+			rr.next()
+			continue
+		}
+		ts := k.Timestamp
+		if !rr.q.raw && rr.masked(ts) {
+			rr.next()
+			continue
+		}
+		if !rr.q.tr.Contains(ts) {
+			if ts < rr.q.tr.Min {
+				rr.seekPastPrefix(key[:k.ColumnPrefixLen])
+			} else {
+				rr.next()
+			}
+			continue
+		}
+		if rr.versions >= rr.maxVersions || (ts < rr.ttlCutoff && rr.versions >= rr.fd.MinVersions) {
+			rr.seekPastPrefix(key[:k.ColumnPrefixLen])
+			continue
+		}
+		rr.versions++
+		value, err := it.Value()
+		if err != nil {
+			return out, err
+		}
+		if done := rr.emit(&k, value, &out); done {
+			return out, nil
+		}
+	}
+	return out, it.Error()
+}
+
+func (rr *rowReader) masked(ts int64) bool {
+	return ts <= rr.famDel || ts <= rr.colDel ||
+		slices.Contains(rr.famVerDel, ts) || slices.Contains(rr.colVerDel, ts)
+}
+
+// startFamily sets up the state of a new family and reports whether the
+// read wants it at all.
+func (rr *rowReader) startFamily(family []byte) bool {
+	rr.fam = append(rr.fam[:0], family...)
+	rr.famPrefix = storage.AppendFamilyPrefix(rr.famPrefix[:0], rr.rowPrefix, family)
+	rr.col = rr.col[:0]
+	rr.famDel, rr.famVerDel, rr.storeCount = -1, rr.famVerDel[:0], 0
+	rr.fd = rr.q.desc.Family(family)
+	if rr.fd == nil {
+		return false // a dropped family whose cells are not yet compacted away
+	}
+	want, quals := rr.q.wantFamily(family)
+	if !want {
+		return false
+	}
+	rr.quals = quals
+	rr.maxVersions = min(rr.q.maxVersions, rr.fd.MaxVersions)
+	rr.ttlCutoff = -1 << 63
+	if ttl := rr.fd.ttlMillis(); ttl > 0 {
+		rr.ttlCutoff = rr.q.now - ttl
+	}
+	return true
+}
+
+func (rr *rowReader) next() { rr.it.Next() }
+
+// seekPastPrefix moves to the first key that does not start with prefix,
+// whose last two bytes are an escaped segment's terminator or a tag.
+func (rr *rowReader) seekPastPrefix(prefix []byte) {
+	rr.seekBuf = append(rr.seekBuf[:0], prefix...)
+	rr.seekBuf[len(rr.seekBuf)-1]++
+	rr.it.SeekGE(rr.seekBuf)
+}
+
+// seekNextWantedColumn moves to the first wanted qualifier after cur, or
+// past the family.
+func (rr *rowReader) seekNextWantedColumn(cur []byte) {
+	i, _ := slices.BinarySearchFunc(rr.quals, cur, bytes.Compare)
+	if i == len(rr.quals) {
+		rr.seekPastPrefix(rr.famPrefix)
+		return
+	}
+	rr.seekBuf = storage.AppendColumnPrefix(rr.seekBuf[:0], rr.famPrefix, rr.quals[i])
+	rr.it.SeekGE(rr.seekBuf)
+}
+
+// emit runs a cell that passed the store-level checks through the filter
+// and the per-family limits, copies it into out if included, and moves the
+// iterator on. It reports whether the row is finished.
+func (rr *rowReader) emit(k *storage.CellKey, value []byte, out *[]cell.Cell) (rowDone bool) {
+	c := cell.Cell{Row: rr.row, Family: rr.fam, Qualifier: k.Qualifier,
+		Timestamp: k.Timestamp, Type: cell.Type(k.Type), Value: value}
+	rc := filter.Include
+	if f := rr.q.filter; f != nil {
+		rc = f.FilterCell(&c)
+		if f.FilterAllRemaining() {
+			rr.endScan = true
+		}
+	}
+	include := rc == filter.Include || rc == filter.IncludeAndNextCol || rc == filter.IncludeAndSeekNextRow
+	if include {
+		if f := rr.q.filter; f != nil {
+			c = f.TransformCell(c)
+		}
+		rr.storeCount++
+		if rr.q.storeLimit > 0 && rr.storeCount > rr.q.storeLimit+rr.q.storeOffset {
+			rr.seekPastPrefix(rr.famPrefix)
+			return rr.endScan
+		}
+		if rr.storeCount > rr.q.storeOffset {
+			*out = append(*out, rr.own(c))
+		}
+	}
+	if rr.endScan {
+		return true
+	}
+	switch rc {
+	case filter.Include, filter.Skip:
+		rr.next()
+	case filter.IncludeAndNextCol, filter.NextCol:
+		rr.seekPastPrefix(rr.it.Key()[:k.ColumnPrefixLen])
+	case filter.NextRow, filter.IncludeAndSeekNextRow:
+		return true
+	case filter.SeekNextUsingHint:
+		return rr.seekHint(&c)
+	default:
+		rr.next()
+	}
+	return false
+}
+
+// seekHint follows a filter's seek hint. A hint within the row seeks there;
+// a hint past the row ends it and is remembered for the scanner; a hint
+// that would not move forward is treated as Skip, so a scan always
+// progresses.
+func (rr *rowReader) seekHint(c *cell.Cell) bool {
+	hint, ok := rr.q.filter.NextCellHint(c)
+	if !ok {
+		rr.next()
+		return false
+	}
+	typ := uint8(hint.Type)
+	if typ == 0 {
+		typ = 255 // HBase's Type.Maximum: the first key at that timestamp
+	}
+	rr.seekBuf = storage.AppendRowPrefix(rr.seekBuf[:0], rr.r.info.TableID, hint.Row)
+	rr.seekBuf = storage.AppendFamilyPrefix(rr.seekBuf[:0], rr.seekBuf, hint.Family)
+	if len(hint.Qualifier) > 0 || hint.Timestamp != cell.LatestTimestamp {
+		rr.seekBuf = storage.AppendColumnPrefix(rr.seekBuf[:0], rr.seekBuf, hint.Qualifier)
+		if hint.Timestamp != cell.LatestTimestamp {
+			rr.seekBuf = storage.AppendVersionSuffix(rr.seekBuf, hint.Timestamp, typ)
+		}
+	}
+	cur := rr.it.Key()
+	if bytes.Compare(rr.seekBuf, cur) <= 0 {
+		rr.next()
+		return false
+	}
+	if !bytes.HasPrefix(rr.seekBuf, rr.rowPrefix) {
+		rr.nextHint = append(rr.nextHint[:0], rr.seekBuf...)
+		return true
+	}
+	rr.it.SeekGE(rr.seekBuf)
+	return false
+}
+
+// own copies a cell's bytes into the reader's arena. Earlier cells keep
+// pointing into older arena arrays when it grows: bytes once written are
+// never changed, so that is safe.
+func (rr *rowReader) own(c cell.Cell) cell.Cell {
+	n := len(c.Qualifier) + len(c.Value)
+	if cap(rr.arena)-len(rr.arena) < n {
+		rr.arena = make([]byte, 0, max(n, 4096))
+	}
+	start := len(rr.arena)
+	rr.arena = append(rr.arena, c.Qualifier...)
+	mid := len(rr.arena)
+	rr.arena = append(rr.arena, c.Value...)
+	end := len(rr.arena)
+	c.Qualifier = rr.arena[start:mid:mid]
+	c.Value = rr.arena[mid:end:end]
+	if bytes.Equal(c.Family, rr.fam) {
+		c.Family = rr.famOwned()
+	} else {
+		c.Family = append([]byte(nil), c.Family...)
+	}
+	if bytes.Equal(c.Row, rr.row) {
+		c.Row = rr.row
+	} else {
+		c.Row = append([]byte(nil), c.Row...)
+	}
+	return c
+}
+
+// famOwned returns an immutable copy of the current family name; rr.fam is
+// reused per family, so cells need their own.
+func (rr *rowReader) famOwned() []byte {
+	if rr.lastFam != nil && bytes.Equal(rr.lastFam, rr.fam) {
+		return rr.lastFam
+	}
+	rr.lastFam = append([]byte(nil), rr.fam...)
+	return rr.lastFam
+}
