@@ -259,7 +259,10 @@ func (rr *rowReader) emit(k *storage.CellKey, value []byte, out *[]cell.Cell) (r
 	case filter.IncludeAndNextCol, filter.NextCol:
 		rr.seekPastPrefix(rr.it.Key()[:k.ColumnPrefixLen])
 	case filter.NextRow, filter.IncludeAndSeekNextRow:
-		return true
+		// HBase scans each family with its own store scanner, so "next
+		// row" skips the rest of this family's cells of the row; the
+		// other families still run (FamilyFilter relies on it).
+		rr.seekPastPrefix(rr.famPrefix)
 	case filter.SeekNextUsingHint:
 		return rr.seekHint(&c)
 	default:
