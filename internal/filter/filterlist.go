@@ -38,9 +38,9 @@ func (op Operator) String() string {
 // longer includes the cell, seeks to the largest hint, and transforms a
 // cell through every filter in order.
 //
-// OR merges by the smallest step, keeps asking a filter only for cells its
-// last verdict did not skip (HBASE-17678: a filter that said NextCol is not
-// shown the rest of that column), seeks only when every live filter has a
+// OR merges by the smallest step, does not show a filter the cells its
+// last verdict skips (HBASE-17678: a filter that said NextCol is not shown
+// the rest of that column, and its NextCol still counts), seeks only when every live filter has a
 // hint (to the smallest), and transforms a cell only through the filters
 // that included it.
 type FilterList struct {
@@ -94,6 +94,7 @@ func (l *FilterList) Reset() {
 	l.ensureState()
 	for i, f := range l.Filters {
 		f.Reset()
+		l.included[i] = false
 		l.prevSet[i] = false
 		l.prevCell[i] = cell.Cell{}
 	}
@@ -177,10 +178,15 @@ func (l *FilterList) filterCellOR(c *cell.Cell) ReturnCode {
 	merged := false
 	for i, f := range l.Filters {
 		l.included[i] = false
-		if f.FilterAllRemaining() || !l.shouldPass(i, c) {
+		if f.FilterAllRemaining() {
 			continue
 		}
-		local := f.FilterCell(c)
+		// A filter whose last verdict already covers c is not shown c
+		// (its state must not change); that verdict stands for it.
+		local, covered := l.coveredByPrev(i, c)
+		if !covered {
+			local = f.FilterCell(c)
+		}
 		l.prevRC[i] = local
 		if local == Include || local == Skip {
 			// The next cell always goes to this filter: no need to keep c.
@@ -198,30 +204,37 @@ func (l *FilterList) filterCellOR(c *cell.Cell) ReturnCode {
 		l.included[i] = isIncludeCode(local)
 	}
 	if !merged {
-		// Every filter is done with the scan or with this part of the row.
+		// Every filter is done with the scan.
 		return Skip
 	}
 	return rc
 }
 
-// shouldPass reports whether filter i, given its last verdict, expects to
-// see c (HBASE-17678, HBASE-18368). NextRow is honoured per family, as the
-// region applies it per store.
-func (l *FilterList) shouldPass(i int, c *cell.Cell) bool {
+// coveredByPrev is FilterListWithOR.calculateReturnCodeByPrevCellAndRC
+// (HBASE-17678, HBASE-18368): if filter i's last verdict skips past c, it
+// returns that step without asking the filter. NextRow is judged per
+// family, as the region applies it per store.
+func (l *FilterList) coveredByPrev(i int, c *cell.Cell) (ReturnCode, bool) {
 	if !l.prevSet[i] {
-		return true
+		return 0, false
 	}
 	prev := &l.prevCell[i]
 	switch l.prevRC[i] {
 	case SeekNextUsingHint:
 		hint, ok := l.Filters[i].NextCellHint(prev)
-		return !ok || cell.Compare(c, &hint) >= 0
+		if ok && cell.Compare(c, &hint) < 0 {
+			return SeekNextUsingHint, true
+		}
 	case NextCol, IncludeAndNextCol:
-		return !cell.SameColumn(prev, c)
+		if cell.SameColumn(prev, c) {
+			return NextCol, true
+		}
 	case NextRow, IncludeAndSeekNextRow:
-		return string(prev.Family) != string(c.Family)
+		if string(prev.Family) == string(c.Family) {
+			return NextRow, true
+		}
 	}
-	return true
+	return 0, false
 }
 
 // mergeAND is FilterListWithAND.mergeReturnCode: the larger step wins.

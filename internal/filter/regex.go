@@ -131,4 +131,3 @@ func (c *RegexStringComparator) Compare(value []byte) int {
 
 // Operand implements OperandComparator: HBase's operand is the pattern.
 func (c *RegexStringComparator) Operand() []byte { return []byte(c.Pattern) }
-
