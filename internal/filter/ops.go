@@ -28,10 +28,12 @@ func (op CompareOp) Matches(compareResult int) bool {
 
 // FiltersOut is CompareFilter's rule: it reports whether a cell whose
 // compared bytes gave compareResult (comparator.Compare(cellBytes)) must be
-// dropped. It is the negation of Matches for the six real operators, so
-// Less keeps a cell whose bytes are less than the comparator's operand
-// (compareResult > 0). NoOp filters every cell out, as CompareFilter's
-// compareRow/compareFamily/... do.
+// dropped. A filter reads the op with the cell on the left ("keep cells
+// LESS than the operand") while checkAndMutate reads it with the operand on
+// the left, so for the six real operators FiltersOut(r) == !Matches(-r):
+// Less keeps a cell whose bytes are less than the operand (compareResult
+// > 0). NoOp filters every cell out, as CompareFilter's compareRow,
+// compareFamily, ... do.
 func (op CompareOp) FiltersOut(compareResult int) bool {
 	switch op {
 	case Less:
