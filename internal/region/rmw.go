@@ -156,8 +156,9 @@ func sortCells(cells []cell.Cell) {
 type Condition struct {
 	Family, Qualifier []byte
 	Op                filter.CompareOp
-	// Comparator tests the column's newest value. Nil means "the column is
-	// absent or empty" (HBase's null value).
+	// Comparator tests the column's newest value. Nil, or a comparator
+	// whose operand is empty, means "the column is absent or empty"
+	// (HBase's null value).
 	Comparator filter.Comparator
 	// Filter, when set, replaces the column check: the condition holds if
 	// the filtered row is not empty.
@@ -234,7 +235,7 @@ func conditionHolds(cond *Condition, cells []cell.Cell) bool {
 	if cond.Filter != nil {
 		return len(cells) > 0
 	}
-	if cond.Comparator == nil {
+	if operandIsEmpty(cond.Comparator) {
 		if len(cells) == 0 {
 			return cond.Op != filter.NotEqual
 		}
@@ -243,25 +244,14 @@ func conditionHolds(cond *Condition, cells []cell.Cell) bool {
 	if len(cells) == 0 {
 		return false
 	}
-	return opMatches(cond.Op, cond.Comparator.Compare(cells[0].Value))
+	return cond.Op.Matches(cond.Comparator.Compare(cells[0].Value))
 }
 
-// opMatches is HRegion.matches: the comparator's operand compared with the
-// cell's value satisfies op.
-func opMatches(op filter.CompareOp, result int) bool {
-	switch op {
-	case filter.Less:
-		return result < 0
-	case filter.LessOrEqual:
-		return result <= 0
-	case filter.Equal:
-		return result == 0
-	case filter.NotEqual:
-		return result != 0
-	case filter.GreaterOrEqual:
-		return result >= 0
-	case filter.Greater:
-		return result > 0
+// operandIsEmpty reports whether c stands for HBase's null value.
+func operandIsEmpty(c filter.Comparator) bool {
+	if c == nil {
+		return true
 	}
-	return false
+	oc, ok := c.(filter.OperandComparator)
+	return ok && len(oc.Operand()) == 0
 }
