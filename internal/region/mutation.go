@@ -3,6 +3,7 @@ package region
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/weirdb/weir/internal/cell"
 	"github.com/weirdb/weir/internal/storage"
@@ -244,12 +245,36 @@ func (r *Region) getLocked(ctx context.Context, g Get) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	rowPrefix := storage.AppendRowPrefix(nil, r.info.TableID, g.Row)
-	it, err := r.engine.NewIter(storage.IterOptions{Lower: rowPrefix, Upper: storage.RowUpperBound(nil, rowPrefix)})
+	st := getStatePool.Get().(*getState)
+	defer st.release()
+	st.prefix = storage.AppendRowPrefix(st.prefix[:0], r.info.TableID, g.Row)
+	st.upper = storage.RowUpperBound(st.upper[:0], st.prefix)
+	it, err := r.engine.NewIter(storage.IterOptions{Lower: st.prefix, Upper: st.upper})
 	if err != nil {
 		return Result{}, err
 	}
 	defer it.Close()
-	cells, err := newRowReader(r, &q, it).readFilteredRow(rowPrefix)
+	st.q = q
+	st.rr.reset(r, &st.q, it)
+	st.rr.pointRead = true
+	cells, err := st.rr.readFilteredRow(st.prefix)
 	return Result{Cells: cells, Exists: len(cells) > 0}, err
+}
+
+// getState is the scratch of one point read, pooled: a Get then allocates
+// only what it returns.
+type getState struct {
+	q      query
+	rr     rowReader
+	prefix []byte
+	upper  []byte
+}
+
+var getStatePool = sync.Pool{New: func() any { return new(getState) }}
+
+func (st *getState) release() {
+	st.q = query{}
+	st.rr.reset(nil, nil, nil)
+	st.rr.pointRead = false
+	getStatePool.Put(st)
 }

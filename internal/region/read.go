@@ -35,7 +35,7 @@ func (r *Region) Get(ctx context.Context, g Get) (Result, error) {
 // row-level filter steps. An empty result means the row is absent or
 // filtered out.
 func (rr *rowReader) readFilteredRow(rowPrefix []byte) ([]cell.Cell, error) {
-	if !rr.it.SeekGE(rowPrefix) || !bytes.HasPrefix(rr.it.Key(), rowPrefix) {
+	if !rr.seekRow(rowPrefix) || !bytes.HasPrefix(rr.it.Key(), rowPrefix) {
 		return nil, rr.it.Error()
 	}
 	k, err := storage.DecodeCellKey(rr.it.Key())
@@ -57,7 +57,7 @@ func (rr *rowReader) readFilteredRow(rowPrefix []byte) ([]cell.Cell, error) {
 			return nil, nil
 		}
 	}
-	cells, err := rr.read(rowPrefix, k.Row, nil)
+	cells, err := rr.read(rowPrefix, k.Row, make([]cell.Cell, 0, 16))
 	if err != nil {
 		return nil, err
 	}

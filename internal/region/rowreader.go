@@ -48,11 +48,26 @@ type rowReader struct {
 
 	seekBuf []byte
 	arena   []byte
-	lastFam []byte // immutable copy of fam for returned cells
+	cur     cell.Cell // the cell being judged
+	// pointRead: the iterator serves one row (Get), so prefix iteration
+	// applies.
+	pointRead bool
+	// arenaChunk is the size of the last arena allocation.
+	arenaChunk int
+	lastFam    []byte // immutable copy of fam for returned cells
 }
 
 func newRowReader(r *Region, q *query, it *storage.Iterator) *rowReader {
 	return &rowReader{r: r, q: q, it: it}
+}
+
+// reset readies a reader for another read, keeping its scratch buffers.
+// The arena is dropped: cells already returned own it.
+func (rr *rowReader) reset(r *Region, q *query, it *storage.Iterator) {
+	rr.r, rr.q, rr.it = r, q, it
+	rr.arena, rr.arenaChunk = nil, 0
+	rr.cur = cell.Cell{}
+	rr.nextHint = nil
 }
 
 // includeMarker decides whether a delete marker at ts takes part in the
@@ -72,7 +87,7 @@ func (rr *rowReader) includeMarker(ts int64) bool {
 // row-level filtering.
 func (rr *rowReader) read(rowPrefix, row []byte, out []cell.Cell) ([]cell.Cell, error) {
 	rr.rowPrefix = rowPrefix
-	rr.row = append([]byte(nil), row...)
+	rr.row = rr.ownBytes(row)
 	rr.fam = rr.fam[:0]
 	rr.fd = nil
 	rr.endScan = false
@@ -203,6 +218,15 @@ func (rr *rowReader) startFamily(family []byte) bool {
 
 func (rr *rowReader) next() { rr.it.Next() }
 
+// seekRow positions on the first key of a row. Point reads use prefix
+// iteration (bloom filters, no look past the row); scans a plain seek.
+func (rr *rowReader) seekRow(rowPrefix []byte) bool {
+	if rr.pointRead {
+		return rr.it.SeekPrefixGE(rowPrefix)
+	}
+	return rr.it.SeekGE(rowPrefix)
+}
+
 // seekPastPrefix moves to the first key that does not start with prefix,
 // whose last two bytes are an escaped segment's terminator or a tag.
 func (rr *rowReader) seekPastPrefix(prefix []byte) {
@@ -227,11 +251,14 @@ func (rr *rowReader) seekNextWantedColumn(cur []byte) {
 // and the per-family limits, copies it into out if included, and moves the
 // iterator on. It reports whether the row is finished.
 func (rr *rowReader) emit(k *storage.CellKey, value []byte, out *[]cell.Cell) (rowDone bool) {
-	c := cell.Cell{Row: rr.row, Family: rr.fam, Qualifier: k.Qualifier,
+	// The cell lives in the reader so that handing it to the filter does
+	// not allocate.
+	rr.cur = cell.Cell{Row: rr.row, Family: rr.fam, Qualifier: k.Qualifier,
 		Timestamp: k.Timestamp, Type: cell.Type(k.Type), Value: value}
+	c := &rr.cur
 	rc := filter.Include
 	if f := rr.q.filter; f != nil {
-		rc = f.FilterCell(&c)
+		rc = f.FilterCell(c)
 		if f.FilterAllRemaining() {
 			rr.endScan = true
 		}
@@ -239,7 +266,7 @@ func (rr *rowReader) emit(k *storage.CellKey, value []byte, out *[]cell.Cell) (r
 	include := rc == filter.Include || rc == filter.IncludeAndNextCol || rc == filter.IncludeAndSeekNextRow
 	if include {
 		if f := rr.q.filter; f != nil {
-			c = f.TransformCell(c)
+			*c = f.TransformCell(*c)
 		}
 		rr.storeCount++
 		if rr.q.storeLimit > 0 && rr.storeCount > rr.q.storeLimit+rr.q.storeOffset {
@@ -247,7 +274,7 @@ func (rr *rowReader) emit(k *storage.CellKey, value []byte, out *[]cell.Cell) (r
 			return rr.endScan
 		}
 		if rr.storeCount > rr.q.storeOffset {
-			*out = append(*out, rr.own(c))
+			*out = append(*out, rr.own(*c))
 		}
 	}
 	if rr.endScan {
@@ -264,7 +291,7 @@ func (rr *rowReader) emit(k *storage.CellKey, value []byte, out *[]cell.Cell) (r
 		// other families still run (FamilyFilter relies on it).
 		rr.seekPastPrefix(rr.famPrefix)
 	case filter.SeekNextUsingHint:
-		return rr.seekHint(&c)
+		return rr.seekHint(c)
 	default:
 		rr.next()
 	}
@@ -310,10 +337,7 @@ func (rr *rowReader) seekHint(c *cell.Cell) bool {
 // pointing into older arena arrays when it grows: bytes once written are
 // never changed, so that is safe.
 func (rr *rowReader) own(c cell.Cell) cell.Cell {
-	n := len(c.Qualifier) + len(c.Value)
-	if cap(rr.arena)-len(rr.arena) < n {
-		rr.arena = make([]byte, 0, max(n, 4096))
-	}
+	rr.reserve(len(c.Qualifier) + len(c.Value))
 	start := len(rr.arena)
 	rr.arena = append(rr.arena, c.Qualifier...)
 	mid := len(rr.arena)
@@ -342,4 +366,22 @@ func (rr *rowReader) famOwned() []byte {
 	}
 	rr.lastFam = append([]byte(nil), rr.fam...)
 	return rr.lastFam
+}
+
+// reserve makes room for n more bytes in the arena. Chunks double from
+// 2 KiB to 64 KiB: a point get of a small row costs one allocation, a scan
+// a few per batch of rows.
+func (rr *rowReader) reserve(n int) {
+	if cap(rr.arena)-len(rr.arena) < n {
+		rr.arenaChunk = min(max(2*rr.arenaChunk, 2<<10), 64<<10)
+		rr.arena = make([]byte, 0, max(n, rr.arenaChunk))
+	}
+}
+
+// ownBytes copies b into the arena.
+func (rr *rowReader) ownBytes(b []byte) []byte {
+	rr.reserve(len(b))
+	start := len(rr.arena)
+	rr.arena = append(rr.arena, b...)
+	return rr.arena[start:len(rr.arena):len(rr.arena)]
 }

@@ -223,10 +223,16 @@ func (e *Engine) NewIter(o IterOptions) (*Iterator, error) {
 	return &Iterator{it: it}, nil
 }
 
-func (i *Iterator) First() bool                   { return i.it.First() }
-func (i *Iterator) Last() bool                    { return i.it.Last() }
-func (i *Iterator) SeekGE(key []byte) bool        { return i.it.SeekGE(key) }
-func (i *Iterator) SeekLT(key []byte) bool        { return i.it.SeekLT(key) }
+func (i *Iterator) First() bool            { return i.it.First() }
+func (i *Iterator) Last() bool             { return i.it.Last() }
+func (i *Iterator) SeekGE(key []byte) bool { return i.it.SeekGE(key) }
+func (i *Iterator) SeekLT(key []byte) bool { return i.it.SeekLT(key) }
+
+// SeekPrefixGE positions at the first key >= key among the keys that share
+// key's row prefix, and confines Next to that row. Bloom filters let it skip
+// files without the row: the point-read path.
+func (i *Iterator) SeekPrefixGE(key []byte) bool { return i.it.SeekPrefixGE(key) }
+
 func (i *Iterator) Next() bool                    { return i.it.Next() }
 func (i *Iterator) Prev() bool                    { return i.it.Prev() }
 func (i *Iterator) Valid() bool                   { return i.it.Valid() }

@@ -1,0 +1,185 @@
+package region
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"testing"
+
+	"github.com/weirdb/weir/internal/cell"
+	"github.com/weirdb/weir/internal/storage"
+)
+
+// benchRegion opens a region on a real directory (fsync costs are real).
+func benchRegion(b *testing.B, durability Durability) *Region {
+	b.Helper()
+	e, err := storage.Open(storage.Options{Dir: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = e.Close() })
+	r, err := Open(e, Info{TableID: 1}, TableDescriptor{Name: "usertable", Durability: durability,
+		Families: []FamilyDescriptor{{Name: []byte("family")}}}, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return r
+}
+
+// row10x100 is a YCSB-like row: 10 cells of 100 bytes (1 KB).
+func row10x100(key string) Mutation {
+	m := Mutation{Type: MutationPut, Row: []byte(key)}
+	val := make([]byte, 100)
+	for i := range val {
+		val[i] = byte('a' + i%26)
+	}
+	for f := 0; f < 10; f++ {
+		m.Cells = append(m.Cells, cell.Cell{Family: []byte("family"), Qualifier: []byte(fmt.Sprintf("field%d", f)),
+			Timestamp: cell.LatestTimestamp, Value: val})
+	}
+	return m
+}
+
+func BenchmarkGet(b *testing.B) {
+	ctx := context.Background()
+	r := benchRegion(b, AsyncWAL)
+	const rows = 10000
+	for i := 0; i < rows; i++ {
+		if err := r.Mutate(ctx, row10x100(fmt.Sprintf("user%08d", i))); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := r.Flush(ctx); err != nil {
+		b.Fatal(err)
+	}
+	// Warm the block cache.
+	for i := 0; i < rows; i++ {
+		if _, err := r.Get(ctx, Get{Row: []byte(fmt.Sprintf("user%08d", i))}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	keys := make([][]byte, 1024)
+	for i := range keys {
+		keys[i] = []byte(fmt.Sprintf("user%08d", (i*7919)%rows))
+	}
+	b.ReportAllocs()
+	stop := cpuMeter(b)
+	i := 0
+	for b.Loop() {
+		res, err := r.Get(ctx, Get{Row: keys[i%len(keys)]})
+		if err != nil || len(res.Cells) != 10 {
+			b.Fatalf("get: %d cells, %v", len(res.Cells), err)
+		}
+		i++
+	}
+	stop()
+}
+
+func BenchmarkPut(b *testing.B) {
+	for _, tc := range []struct {
+		name       string
+		durability Durability
+		writers    int
+	}{
+		{"SYNC_WAL/writers=1", SyncWAL, 1},
+		{"SYNC_WAL/writers=32", SyncWAL, 32},
+		{"ASYNC_WAL/writers=1", AsyncWAL, 1},
+		{"ASYNC_WAL/writers=32", AsyncWAL, 32},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			ctx := context.Background()
+			r := benchRegion(b, tc.durability)
+			var n atomic.Int64
+			b.ReportAllocs()
+			b.SetBytes(1000)
+			b.SetParallelism((tc.writers + 1) / 2) // GOMAXPROCS=2 here: 2×16 = 32 goroutines
+			stop := cpuMeter(b)
+			defer stop()
+			if tc.writers == 1 {
+				for b.Loop() {
+					if err := r.Mutate(ctx, row10x100(fmt.Sprintf("user%012d", n.Add(1)))); err != nil {
+						b.Fatal(err)
+					}
+				}
+				return
+			}
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if err := r.Mutate(ctx, row10x100(fmt.Sprintf("user%012d", n.Add(1)))); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+		})
+	}
+}
+
+// BenchmarkBulkLoad writes rows in batches of 100, ASYNC_WAL: the loading
+// path of a YCSB load phase with client-side buffering.
+func BenchmarkBulkLoad(b *testing.B) {
+	ctx := context.Background()
+	r := benchRegion(b, AsyncWAL)
+	b.ReportAllocs()
+	b.SetBytes(1000 * 100)
+	n := 0
+	batch := make([]Mutation, 100)
+	stop := cpuMeter(b)
+	defer stop()
+	for b.Loop() {
+		for j := range batch {
+			batch[j] = row10x100(fmt.Sprintf("user%012d", n))
+			n++
+		}
+		if err := r.Mutate(ctx, batch...); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "rows/s")
+}
+
+func BenchmarkScan100(b *testing.B) {
+	ctx := context.Background()
+	r := benchRegion(b, AsyncWAL)
+	const rows = 10000
+	for i := 0; i < rows; i++ {
+		if err := r.Mutate(ctx, row10x100(fmt.Sprintf("user%08d", i))); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := r.Flush(ctx); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	stop := cpuMeter(b)
+	defer stop()
+	i := 0
+	for b.Loop() {
+		s, err := r.NewScanner(Scan{StartRow: []byte(fmt.Sprintf("user%08d", (i*7919)%(rows-100))), Limit: 100})
+		if err != nil {
+			b.Fatal(err)
+		}
+		res, _, err := s.Next(ctx, 100, 0)
+		s.Close()
+		if err != nil || len(res) != 100 {
+			b.Fatalf("scan: %d rows, %v", len(res), err)
+		}
+		i++
+	}
+}
+
+func BenchmarkIncrement(b *testing.B) {
+	ctx := context.Background()
+	r := benchRegion(b, AsyncWAL)
+	b.ReportAllocs()
+	stop := cpuMeter(b)
+	defer stop()
+	i := 0
+	for b.Loop() {
+		if _, err := r.Increment(ctx, ReadModifyWrite{Row: []byte(fmt.Sprintf("ctr%03d", i%100)),
+			Columns: []ColumnDelta{{Family: []byte("family"), Qualifier: []byte("n"), Delta: 1}}}); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
