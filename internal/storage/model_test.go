@@ -301,4 +301,3 @@ func checkPos(t *testing.T, seed int64, op string, k []byte, ok bool, it *Iterat
 		t.Fatalf("seed %d: %s(%x) value %q (%v), want %q", seed, op, k, v, err, model[want].v)
 	}
 }
-
