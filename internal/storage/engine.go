@@ -290,6 +290,9 @@ func (e *Engine) Compact(ctx context.Context, start, end []byte) error {
 
 // EstimateDiskUsage returns the approximate on-disk bytes of [start, end).
 func (e *Engine) EstimateDiskUsage(start, end []byte) (uint64, error) {
+	if e.closed.Load() {
+		return 0, ErrClosed // Pebble panics on a closed DB
+	}
 	return e.db.EstimateDiskUsage(start, end)
 }
 

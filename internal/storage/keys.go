@@ -53,10 +53,13 @@ func AppendTablePrefix(dst []byte, table uint32) []byte {
 	return binary.BigEndian.AppendUint32(dst, table)
 }
 
-// TableUpperBound returns the exclusive upper bound of a table's keys.
+// TableUpperBound returns the exclusive upper bound of a table's keys. The
+// last table id (math.MaxUint32) has none: its rows may start with any
+// number of 0xFF bytes, so no finite key sorts after all of them, and nil
+// (Pebble's "unbounded") is returned.
 func TableUpperBound(table uint32) []byte {
 	if table == ^uint32(0) {
-		return []byte{0xff, 0xff, 0xff, 0xff, 0xff}
+		return nil
 	}
 	return AppendTablePrefix(nil, table+1)
 }
@@ -99,7 +102,8 @@ func RegionLowerBound(table uint32, startRow []byte) []byte {
 }
 
 // RegionUpperBound is the exclusive upper key of the rows < endRow of a
-// table; an empty endRow means past the table's last row.
+// table; an empty endRow means past the table's last row (nil, unbounded,
+// for the last table id: see TableUpperBound).
 func RegionUpperBound(table uint32, endRow []byte) []byte {
 	if len(endRow) == 0 {
 		return TableUpperBound(table)

@@ -83,7 +83,8 @@ func (o *Options) EnsureDefaults() {
 	}
 }
 
-// Validate reports the first field with an impossible value.
+// Validate reports every field with an impossible value, each error naming
+// its field.
 func (o *Options) Validate() error {
 	var errs []error
 	if o.Dir == "" {
@@ -92,15 +93,18 @@ func (o *Options) Validate() error {
 	if o.CacheSize < 0 {
 		errs = append(errs, fmt.Errorf("storage: Options.CacheSize %d is negative", o.CacheSize))
 	}
-	if o.MemTableSize < 64<<10 || o.MemTableSize > 4<<30 {
-		errs = append(errs, fmt.Errorf("storage: Options.MemTableSize %d is outside [64 KiB, 4 GiB]", o.MemTableSize))
+	// Pebble requires MemTableSize < 4 GiB - 1 (math.MaxUint32).
+	if o.MemTableSize < 64<<10 || o.MemTableSize >= 4<<30-1 {
+		errs = append(errs, fmt.Errorf("storage: Options.MemTableSize %d is outside [64 KiB, 4 GiB)", o.MemTableSize))
 	}
 	if o.MemTableStopWritesThreshold < 2 {
 		errs = append(errs, fmt.Errorf("storage: Options.MemTableStopWritesThreshold %d is below 2", o.MemTableStopWritesThreshold))
 	}
-	if o.L0CompactionThreshold < 1 || o.L0StopWritesThreshold < o.L0CompactionThreshold {
-		errs = append(errs, fmt.Errorf("storage: L0 thresholds compaction=%d stop=%d are inconsistent",
-			o.L0CompactionThreshold, o.L0StopWritesThreshold))
+	if o.L0CompactionThreshold < 1 {
+		errs = append(errs, fmt.Errorf("storage: Options.L0CompactionThreshold %d is below 1", o.L0CompactionThreshold))
+	} else if o.L0StopWritesThreshold < o.L0CompactionThreshold {
+		errs = append(errs, fmt.Errorf("storage: Options.L0StopWritesThreshold %d is below L0CompactionThreshold %d",
+			o.L0StopWritesThreshold, o.L0CompactionThreshold))
 	}
 	if o.BlockSize < 1<<10 || o.BlockSize > 16<<20 {
 		errs = append(errs, fmt.Errorf("storage: Options.BlockSize %d is outside [1 KiB, 16 MiB]", o.BlockSize))

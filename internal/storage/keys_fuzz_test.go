@@ -1,0 +1,70 @@
+package storage
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"testing"
+)
+
+// FuzzDecodeCellKey: arbitrary bytes never panic the decoder, a failure
+// always wraps ErrCorruptKey, and a key that decodes is the one and only
+// encoding of what it decodes to.
+func FuzzDecodeCellKey(f *testing.F) {
+	f.Add([]byte{})
+	f.Add([]byte{0, 0, 0, 1})
+	f.Add([]byte{0, 0, 0, 1, 'r', 0, 5})
+	f.Add(AppendCellKey(nil, 1, []byte("row"), []byte("cf"), []byte("q"), 42, typePut))
+	f.Add(AppendCellKey(nil, 0, []byte{0}, []byte{0, 0}, []byte{0xFF, 0}, 0, typeDelete))
+	f.Add(AppendCellKey(nil, math.MaxUint32, nil, nil, nil, math.MaxInt64, typeDeleteFamily))
+	f.Add(AppendCellKey(nil, 9, []byte("\x00\x01"), []byte("f"), nil, 1, typeDeleteFamilyVersion))
+	f.Fuzz(func(t *testing.T, key []byte) {
+		n := RowPrefixLen(key) // must not panic on any input
+		if n < 0 || n > len(key) {
+			t.Fatalf("RowPrefixLen(%x) = %d, out of [0, %d]", key, n, len(key))
+		}
+		k, err := DecodeCellKey(key)
+		if err != nil {
+			if !errors.Is(err, ErrCorruptKey) {
+				t.Fatalf("DecodeCellKey(%x): %v does not wrap ErrCorruptKey", key, err)
+			}
+			return
+		}
+		if k.Timestamp < 0 {
+			t.Fatalf("DecodeCellKey(%x): negative timestamp %d", key, k.Timestamp)
+		}
+		re := AppendCellKey(nil, k.Table, k.Row, k.Family, k.Qualifier, k.Timestamp, k.Type)
+		if !bytes.Equal(re, key) {
+			t.Fatalf("DecodeCellKey(%x) re-encodes to %x", key, re)
+		}
+		if n != k.RowPrefixLen {
+			t.Fatalf("RowPrefixLen(%x) = %d, DecodeCellKey says %d", key, n, k.RowPrefixLen)
+		}
+		if k.ColumnPrefixLen != len(key)-tsLen-typeLen {
+			t.Fatalf("ColumnPrefixLen = %d for a %d-byte key", k.ColumnPrefixLen, len(key))
+		}
+	})
+}
+
+// FuzzCellKeyRoundTrip: every cell round-trips through its key, and the
+// key's Split (RowPrefixLen) is exactly its row prefix.
+func FuzzCellKeyRoundTrip(f *testing.F) {
+	f.Add(uint32(1), []byte("row"), []byte("cf"), []byte("q"), int64(42), uint8(0))
+	f.Add(uint32(0), []byte{}, []byte{}, []byte{}, int64(0), uint8(1))
+	f.Add(uint32(7), []byte{0, 0}, []byte{0, 1}, []byte{1, 0, 0xFF}, int64(math.MaxInt64), uint8(2))
+	f.Add(uint32(math.MaxUint32), []byte{0xFF}, []byte{0}, []byte("ignored"), int64(1), uint8(4))
+	f.Add(uint32(3), []byte("a\x00"), []byte("\xff"), []byte{}, int64(-5), uint8(3))
+	f.Fuzz(func(t *testing.T, table uint32, row, family, qualifier []byte, ts int64, typeIdx uint8) {
+		if ts < 0 {
+			ts = -(ts + 1) // fold onto [0, MaxInt64]
+		}
+		c := testCell{table: table, row: row, family: family, qualifier: qualifier, ts: ts,
+			typ: cellTypes[int(typeIdx)%len(cellTypes)]}
+		key := c.key()
+		k, err := DecodeCellKey(key)
+		if err != nil {
+			t.Fatalf("DecodeCellKey(key(%v)) = %v", c, err)
+		}
+		checkDecoded(t, c, key, k)
+	})
+}
