@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -119,7 +120,8 @@ func Open(engine *storage.Engine, info Info, desc TableDescriptor, opts Options)
 	if err := desc.Validate(); err != nil {
 		return nil, fmt.Errorf("region: opening %s: %w", info.String(), err)
 	}
-	if info.TableID == storage.MetaTableID {
+	if info.TableID == storage.MetaTableID || info.TableID == math.MaxUint32 {
+		// 0 holds store metadata; MaxUint32 has no finite key bound.
 		return nil, fmt.Errorf("%w: table id %d is reserved", ErrInvalidArgument, info.TableID)
 	}
 	if len(info.EndKey) > 0 && bytes.Compare(info.StartKey, info.EndKey) >= 0 {

@@ -10,6 +10,10 @@ import (
 // duplicates. Split-point search uses them as candidates: a store's files
 // partition its key space roughly by size.
 func (e *Engine) TableBoundaries(lower, upper []byte) ([][]byte, error) {
+	if err := e.enter(); err != nil {
+		return nil, err
+	}
+	defer e.exit()
 	levels, err := e.db.SSTables()
 	if err != nil {
 		return nil, err

@@ -66,9 +66,12 @@ type Engine struct {
 	po   *pebble.Options
 
 	asyncDirty atomic.Bool // an AsyncWAL write awaits its background sync
-	closed     atomic.Bool
-	stop       chan struct{}
-	wg         sync.WaitGroup
+	// gate is held shared by every operation that reaches Pebble and
+	// exclusively by Close, so Close never pulls Pebble from under a call.
+	gate   sync.RWMutex
+	closed atomic.Bool
+	stop   chan struct{}
+	wg     sync.WaitGroup
 }
 
 // Open opens (creating if needed) the store in opts.Dir and replays its WAL.
@@ -112,6 +115,8 @@ func Open(opts Options) (*Engine, error) {
 // Close stops the background syncer, syncs pending AsyncWAL writes and
 // closes Pebble. It is idempotent.
 func (e *Engine) Close() error {
+	e.gate.Lock()
+	defer e.gate.Unlock()
 	if !e.closed.CompareAndSwap(false, true) {
 		return nil
 	}
@@ -127,6 +132,19 @@ func (e *Engine) Close() error {
 	}
 	return nil
 }
+
+// enter admits an operation unless the engine is closed; a nil error must
+// be paired with exit.
+func (e *Engine) enter() error {
+	e.gate.RLock()
+	if e.closed.Load() {
+		e.gate.RUnlock()
+		return ErrClosed
+	}
+	return nil
+}
+
+func (e *Engine) exit() { e.gate.RUnlock() }
 
 // asyncWALSyncer makes AsyncWAL writes durable every AsyncWALInterval.
 func (e *Engine) asyncWALSyncer() {
@@ -173,11 +191,15 @@ func (b *Batch) Len() int { return b.b.Len() }
 func (b *Batch) Empty() bool { return b.b.Empty() }
 
 // Commit applies the batch atomically with durability d. The batch must
-// not be used afterwards except for Close.
+// not be used afterwards except for Close. A failed WAL write or sync is
+// fatal, as in HBase (a region server aborts when its WAL fails): Pebble
+// cannot tell which writes reached the disk, so the process exits through
+// the logger's Fatalf and recovery replays the WAL on restart.
 func (b *Batch) Commit(d Durability) error {
-	if b.e.closed.Load() {
-		return ErrClosed
+	if err := b.e.enter(); err != nil {
+		return err
 	}
+	defer b.e.exit()
 	opts := pebble.Sync
 	if d == AsyncWAL || d == SkipWAL {
 		opts = pebble.NoSync
@@ -213,9 +235,10 @@ func (o IterOptions) pebble() *pebble.IterOptions {
 
 // NewIter returns an iterator over the store as of now.
 func (e *Engine) NewIter(o IterOptions) (*Iterator, error) {
-	if e.closed.Load() {
-		return nil, ErrClosed
+	if err := e.enter(); err != nil {
+		return nil, err
 	}
+	defer e.exit()
 	it, err := e.db.NewIter(o.pebble())
 	if err != nil {
 		return nil, fmt.Errorf("storage: new iterator: %w", err)
@@ -251,7 +274,13 @@ func (i *Iterator) Close() error { return i.it.Close() }
 type Snapshot struct{ s *pebble.Snapshot }
 
 // NewSnapshot pins the store's current state until Close.
-func (e *Engine) NewSnapshot() *Snapshot { return &Snapshot{s: e.db.NewSnapshot()} }
+func (e *Engine) NewSnapshot() (*Snapshot, error) {
+	if err := e.enter(); err != nil {
+		return nil, err
+	}
+	defer e.exit()
+	return &Snapshot{s: e.db.NewSnapshot()}, nil
+}
 
 // NewIter returns an iterator over the snapshot.
 func (s *Snapshot) NewIter(o IterOptions) (*Iterator, error) {
@@ -267,9 +296,10 @@ func (s *Snapshot) Close() error { return s.s.Close() }
 
 // Flush writes the memtables to SSTs and waits for it.
 func (e *Engine) Flush() error {
-	if e.closed.Load() {
-		return ErrClosed
+	if err := e.enter(); err != nil {
+		return err
 	}
+	defer e.exit()
 	if err := e.db.Flush(); err != nil {
 		return fmt.Errorf("storage: flush: %w", err)
 	}
@@ -279,9 +309,10 @@ func (e *Engine) Flush() error {
 // Compact compacts the keys in [start, end) down to the bottom level, which
 // also drops the point deletions there.
 func (e *Engine) Compact(ctx context.Context, start, end []byte) error {
-	if e.closed.Load() {
-		return ErrClosed
+	if err := e.enter(); err != nil {
+		return err
 	}
+	defer e.exit()
 	if err := e.db.Compact(ctx, start, end, true); err != nil {
 		return fmt.Errorf("storage: compact: %w", err)
 	}
@@ -290,9 +321,10 @@ func (e *Engine) Compact(ctx context.Context, start, end []byte) error {
 
 // EstimateDiskUsage returns the approximate on-disk bytes of [start, end).
 func (e *Engine) EstimateDiskUsage(start, end []byte) (uint64, error) {
-	if e.closed.Load() {
-		return 0, ErrClosed // Pebble panics on a closed DB
+	if err := e.enter(); err != nil {
+		return 0, err // Pebble panics on a closed DB
 	}
+	defer e.exit()
 	return e.db.EstimateDiskUsage(start, end)
 }
 

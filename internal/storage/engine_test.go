@@ -273,7 +273,10 @@ func TestIterBounds(t *testing.T) {
 func TestSnapshotIsolation(t *testing.T) {
 	e := openEngine(t, testOptions(vfs.NewMem(), "/db"))
 	commit(t, e, SyncWAL, kv{"a", "1"}, kv{"b", "1"})
-	snap := e.NewSnapshot()
+	snap, err := e.NewSnapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer snap.Close()
 	it, err := e.NewIter(IterOptions{})
 	if err != nil {
@@ -574,4 +577,48 @@ func sortedKVs(s []kv) []kv {
 	s = slicesClone(s)
 	sort.Slice(s, func(i, j int) bool { return s[i].k < s[j].k })
 	return s
+}
+
+// TestCloseDuringOperations: Close while goroutines commit, iterate and
+// flush never panics; every call either works or returns ErrClosed.
+func TestCloseDuringOperations(t *testing.T) {
+	for round := 0; round < 5; round++ {
+		e, err := Open(Options{Dir: "db", FS: vfs.NewMem()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		for g := 0; g < 4; g++ {
+			wg.Add(1)
+			go func(g int) {
+				defer wg.Done()
+				for i := 0; i < 200; i++ {
+					var err error
+					switch (g + i) % 4 {
+					case 0:
+						b := e.NewBatch()
+						_ = b.Set([]byte{0, 0, 0, 1, byte(i)}, nil)
+						err = b.Commit(AsyncWAL)
+						_ = b.Close()
+					case 1:
+						var it *Iterator
+						if it, err = e.NewIter(IterOptions{}); err == nil {
+							it.First()
+							err = it.Close()
+						}
+					case 2:
+						_, err = e.EstimateDiskUsage([]byte{0}, []byte{1})
+					case 3:
+						_ = e.Metrics()
+					}
+					if err != nil && !errors.Is(err, ErrClosed) {
+						t.Error(err)
+						return
+					}
+				}
+			}(g)
+		}
+		_ = e.Close()
+		wg.Wait()
+	}
 }

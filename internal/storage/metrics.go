@@ -20,7 +20,12 @@ type Metrics struct {
 }
 
 // Metrics returns the engine's current metrics.
+// A closed engine reports zeros.
 func (e *Engine) Metrics() Metrics {
+	if e.enter() != nil {
+		return Metrics{}
+	}
+	defer e.exit()
 	m := e.db.Metrics()
 	var files int64
 	for _, l := range m.Levels {

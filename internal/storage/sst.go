@@ -26,10 +26,15 @@ type ExportInfo struct {
 // it; Ingest loads the file into another (or the same) engine.
 func (e *Engine) Export(ctx context.Context, lower, upper []byte, path string) (ExportInfo, error) {
 	info := ExportInfo{Path: path}
-	it, err := e.NewIter(IterOptions{Lower: lower, Upper: upper})
-	if err != nil {
+	if err := e.enter(); err != nil {
 		return info, err
 	}
+	defer e.exit()
+	pit, err := e.db.NewIter(IterOptions{Lower: lower, Upper: upper}.pebble())
+	if err != nil {
+		return info, fmt.Errorf("storage: export: %w", err)
+	}
+	it := &Iterator{it: pit}
 	defer it.Close()
 	if !it.First() {
 		if err := it.Error(); err != nil {
@@ -83,9 +88,10 @@ func (e *Engine) Export(ctx context.Context, lower, upper []byte, path string) (
 // callers replacing a range call ClearRange first. The files are moved (or
 // linked) into the store.
 func (e *Engine) Ingest(ctx context.Context, paths []string) error {
-	if e.closed.Load() {
-		return ErrClosed
+	if err := e.enter(); err != nil {
+		return err
 	}
+	defer e.exit()
 	if err := e.db.Ingest(ctx, paths); err != nil {
 		return fmt.Errorf("storage: ingest: %w", err)
 	}
