@@ -19,8 +19,9 @@ var rules = []struct {
 	// package may import directly.
 	allowThirdParty []string
 }{
-	{pkg: "internal/storage", forbidden: []string{"internal/", "client", "shell", "bench"},
+	{pkg: "internal/storage", forbidden: []string{"internal/cell", "internal/filter", "internal/region", "internal/regionserver", "internal/master", "internal/meta", "internal/quota", "internal/hbaserpc", "internal/hbasepb", "internal/rpc", "client", "shell", "bench"},
 		allowThirdParty: []string{"github.com/cockroachdb/", "golang.org/x/"}},
+	{pkg: "internal/invariants", forbidden: []string{"internal/", "client", "shell", "bench"}},
 	{pkg: "internal/cell", forbidden: []string{"internal/", "client", "shell", "bench"}},
 	{pkg: "internal/filter", forbidden: []string{"internal/storage", "internal/region", "internal/regionserver",
 		"internal/master", "internal/quota", "internal/hbaserpc", "internal/rpc", "client", "shell", "bench"}},

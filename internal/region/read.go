@@ -3,9 +3,11 @@ package region
 import (
 	"bytes"
 	"context"
+	"fmt"
 
 	"github.com/weirdb/weir/internal/cell"
 	"github.com/weirdb/weir/internal/filter"
+	"github.com/weirdb/weir/internal/invariants"
 	"github.com/weirdb/weir/internal/storage"
 )
 
@@ -284,6 +286,11 @@ func (s *Scanner) nextRow() ([]cell.Cell, error) {
 	}
 	key := it.Key()
 	n := storage.RowPrefixLen(key)
+	if invariants.Enabled && len(s.rowBuf) > 0 {
+		if c := bytes.Compare(key[:n], s.rowBuf); (c <= 0) != s.scan.Reversed || c == 0 {
+			panic(fmt.Sprintf("region: scanner rows out of order: %x after %x (reversed=%v)", key[:n], s.rowBuf, s.scan.Reversed))
+		}
+	}
 	s.rowBuf = append(s.rowBuf[:0], key[:n]...)
 	rowPrefix := s.rowBuf
 	if s.scan.Reversed {

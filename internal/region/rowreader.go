@@ -2,10 +2,12 @@ package region
 
 import (
 	"bytes"
+	"fmt"
 	"slices"
 
 	"github.com/weirdb/weir/internal/cell"
 	"github.com/weirdb/weir/internal/filter"
+	"github.com/weirdb/weir/internal/invariants"
 	"github.com/weirdb/weir/internal/storage"
 )
 
@@ -47,6 +49,7 @@ type rowReader struct {
 	versions  int
 
 	seekBuf []byte
+	prevKey []byte // invariants only: the last key read
 	arena   []byte
 	cur     cell.Cell // the cell being judged
 	// pointRead: the iterator serves one row (Get), so prefix iteration
@@ -98,6 +101,12 @@ func (rr *rowReader) read(rowPrefix, row []byte, out []cell.Cell) ([]cell.Cell, 
 		key := it.Key()
 		if !bytes.HasPrefix(key, rowPrefix) {
 			break
+		}
+		if invariants.Enabled {
+			if !first && bytes.Compare(key, rr.prevKey) <= 0 {
+				panic(fmt.Sprintf("region: row keys out of order: %x after %x", key, rr.prevKey))
+			}
+			rr.prevKey = append(rr.prevKey[:0], key...)
 		}
 		k, err := storage.DecodeCellKey(key)
 		if err != nil {

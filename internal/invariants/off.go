@@ -1,0 +1,6 @@
+//go:build !invariants
+
+package invariants
+
+// Enabled reports whether expensive assertions run.
+const Enabled = false
