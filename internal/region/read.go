@@ -173,10 +173,8 @@ func (r *Region) newScanner(s Scan) (*Scanner, error) {
 			sc.stopKey = maxKey(sc.stopKey, stop)
 		}
 	}
-	lo, hi := r.lower, r.upper
-	if !s.Reversed {
-		lo, hi = sc.cursor, sc.stopKey
-	} else {
+	lo, hi := sc.cursor, sc.stopKey
+	if s.Reversed {
 		lo, hi = sc.stopKey, sc.cursor
 	}
 	if bytes.Compare(lo, hi) >= 0 {
