@@ -22,6 +22,7 @@ import (
 	"hash/crc32"
 	"math/rand"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -56,6 +57,8 @@ const (
 	opFlush
 	opMinorCompact
 	opMajorCompact
+	opAlter  // SetDescriptor with fams
+	opReopen // Close the region and Open it again on the same engine
 )
 
 // metaOp is one step. now is the absolute clock (ms) set before it runs,
@@ -70,7 +73,9 @@ type metaOp struct {
 	cond     Condition
 	get      Get
 	scan     Scan
-	nextRows int // rows per Scanner.Next call
+	nextRows int   // rows per Scanner.Next call
+	maxBytes int64 // bytes per Scanner.Next call (0: no limit)
+	fams     []FamilyDescriptor
 }
 
 // bytesComparator is a BinaryComparator: Compare(v) = bytes.Compare(operand, v).
@@ -173,22 +178,27 @@ func (o *metaOp) String() string {
 		for i := range o.muts {
 			parts = append(parts, fmtMutation(&o.muts[i]))
 		}
-		s = fmt.Sprintf("CheckAndMutate(%q if %s:%s %s %s then %s)", o.row, o.cond.Family, o.cond.Qualifier, o.cond.Op, cmp,
-			strings.Join(parts, " "))
+		s = fmt.Sprintf("CheckAndMutate(%q if %s:%q %s %s tr=%s then %s)", o.row, o.cond.Family, o.cond.Qualifier, o.cond.Op, cmp,
+			fmtTR(o.cond.TimeRange), strings.Join(parts, " "))
 	case opGet:
 		g := &o.get
-		s = fmt.Sprintf("Get(%q cols=%s tr=%s versions=%d)", g.Row, fmtCols(g.Columns), fmtTR(g.TimeRange), g.MaxVersions)
+		s = fmt.Sprintf("Get(%q cols=%s tr=%s versions=%d storeLimit=%d storeOffset=%d existenceOnly=%v closestRowBefore=%v)",
+			g.Row, fmtCols(g.Columns), fmtTR(g.TimeRange), g.MaxVersions, g.StoreLimit, g.StoreOffset, g.ExistenceOnly, g.ClosestRowBefore)
 	case opScan:
 		sc := &o.scan
-		s = fmt.Sprintf("Scan(start=%q excl=%v stop=%q incl=%v rev=%v limit=%d batch=%d versions=%d tr=%s cols=%s raw=%v next=%d)",
+		s = fmt.Sprintf("Scan(start=%q excl=%v stop=%q incl=%v rev=%v limit=%d batch=%d versions=%d tr=%s cols=%s raw=%v storeLimit=%d storeOffset=%d next=%d/%dB)",
 			sc.StartRow, sc.ExcludeStartRow, sc.StopRow, sc.IncludeStopRow, sc.Reversed, sc.Limit, sc.Batch,
-			sc.MaxVersions, fmtTR(sc.TimeRange), fmtCols(sc.Columns), sc.Raw, o.nextRows)
+			sc.MaxVersions, fmtTR(sc.TimeRange), fmtCols(sc.Columns), sc.Raw, sc.StoreLimit, sc.StoreOffset, o.nextRows, o.maxBytes)
 	case opFlush:
 		s = "Flush"
 	case opMinorCompact:
 		s = "Compact(minor)"
 	case opMajorCompact:
 		s = "Compact(major)"
+	case opAlter:
+		s = "Alter(" + fmtFams(o.fams) + ")"
+	case opReopen:
+		s = "Reopen"
 	}
 	return fmt.Sprintf("@%d %s", o.now, s)
 }
@@ -258,11 +268,14 @@ var metaRows = [][]byte{
 // Extra scan bounds that are not stored rows.
 var metaBounds = [][]byte{[]byte("r"), []byte("r15"), []byte("s"), []byte("\x00\x00"), []byte("r1\x00\x00"), {0x01}}
 
-var metaQuals = [][]byte{[]byte("a"), []byte("b"), []byte("c"), []byte("d"), {}}
+var metaQuals = [][]byte{[]byte("a"), []byte("b"), []byte("c"), []byte("d"), {}, []byte("a\x00"), {0}}
+
+// Family names of different lengths that are prefixes of each other.
+var metaFamilyNames = []string{"a", "a0", "ab", "b", "f1"}
 
 type gen struct {
 	rng  *rand.Rand
-	fams []FamilyDescriptor
+	fams []FamilyDescriptor // the current schema
 	now  int64
 }
 
@@ -270,17 +283,42 @@ func (g *gen) pick(n int) int { return g.rng.Intn(n) }
 
 func (g *gen) chance(p float64) bool { return g.rng.Float64() < p }
 
+func (g *gen) genFamily(name string) FamilyDescriptor {
+	fd := FamilyDescriptor{Name: []byte(name), MaxVersions: 1 + g.pick(4), KeepDeletedCells: KeepDeletedCells(g.pick(3))}
+	if g.chance(0.5) {
+		fd.TTL = int32(10 + g.pick(91))
+		fd.MinVersions = g.pick(min(2, fd.MaxVersions) + 1)
+	}
+	return fd
+}
+
 func (g *gen) genFamilies() []FamilyDescriptor {
 	n := 2 + g.pick(2)
 	var fams []FamilyDescriptor
-	for i := 0; i < n; i++ {
-		fd := FamilyDescriptor{Name: []byte(fmt.Sprintf("f%d", i)), MaxVersions: 1 + g.pick(4),
-			KeepDeletedCells: KeepDeletedCells(g.pick(3))}
-		if g.chance(0.5) {
-			fd.TTL = int32(10 + g.pick(91))
-			fd.MinVersions = g.pick(min(2, fd.MaxVersions) + 1)
+	for _, i := range g.rng.Perm(len(metaFamilyNames))[:n] {
+		fams = append(fams, g.genFamily(metaFamilyNames[i]))
+	}
+	return fams
+}
+
+// alter returns a new schema: one family changed, dropped or added.
+func (g *gen) alter() []FamilyDescriptor {
+	fams := cloneFams(g.fams)
+	switch w := g.pick(10); {
+	case w < 2 && len(fams) > 1:
+		i := g.pick(len(fams))
+		fams = append(fams[:i], fams[i+1:]...)
+	case w < 4 && len(fams) < len(metaFamilyNames):
+		for {
+			name := metaFamilyNames[g.pick(len(metaFamilyNames))]
+			if !slices.ContainsFunc(fams, func(f FamilyDescriptor) bool { return string(f.Name) == name }) {
+				fams = append(fams, g.genFamily(name))
+				break
+			}
 		}
-		fams = append(fams, fd)
+	default:
+		i := g.pick(len(fams))
+		fams[i] = g.genFamily(string(fams[i].Name))
 	}
 	return fams
 }
@@ -292,7 +330,20 @@ func (g *gen) row() []byte {
 	return metaRows[g.pick(len(metaRows))]
 }
 
-func (g *gen) fam() []byte { return g.fams[g.pick(len(g.fams))].Name }
+// fam returns a family of the schema, rarely one it lacks.
+func (g *gen) fam() []byte {
+	if g.chance(0.03) {
+		return []byte(metaFamilyNames[g.pick(len(metaFamilyNames))])
+	}
+	return g.fams[g.pick(len(g.fams))].Name
+}
+
+func (g *gen) durability() Durability {
+	if g.chance(0.7) {
+		return UseDefault
+	}
+	return Durability(g.pick(5))
+}
 
 func (g *gen) qual() []byte { return metaQuals[g.pick(len(metaQuals))] }
 
@@ -326,7 +377,7 @@ func (g *gen) value() []byte {
 
 // putMut: serverTs allows LatestTimestamp cells (single-row ops only).
 func (g *gen) putMut(row []byte, serverTs bool) Mutation {
-	m := Mutation{Type: MutationPut, Row: row}
+	m := Mutation{Type: MutationPut, Row: row, Durability: g.durability()}
 	for n := 1 + g.pick(3); n > 0; n-- {
 		ts := g.ts()
 		if serverTs && g.chance(0.5) {
@@ -338,7 +389,7 @@ func (g *gen) putMut(row []byte, serverTs bool) Mutation {
 }
 
 func (g *gen) deleteMut(row []byte, serverTs bool) Mutation {
-	m := Mutation{Type: MutationDelete, Row: row}
+	m := Mutation{Type: MutationDelete, Row: row, Durability: g.durability()}
 	if g.chance(0.12) {
 		m.Timestamp = g.delTs()
 		if serverTs && g.chance(0.5) {
@@ -481,6 +532,9 @@ func (g *gen) genOp() metaOp {
 		} else {
 			op.cond.Op = filter.Equal
 		}
+		if g.chance(0.2) {
+			op.cond.TimeRange = g.timeRange()
+		}
 		for n := 1 + g.pick(2); n > 0; n-- {
 			if g.chance(0.6) {
 				op.muts = append(op.muts, g.putMut(op.row, true))
@@ -491,6 +545,16 @@ func (g *gen) genOp() metaOp {
 	case w < 67:
 		op.kind = opGet
 		op.get = Get{Row: g.row(), Columns: g.columns(true), TimeRange: g.timeRange(), MaxVersions: g.pick(6)}
+		g.storeLimits(&op.get.StoreLimit, &op.get.StoreOffset)
+		switch g.pick(10) {
+		case 0:
+			op.get.ExistenceOnly = true
+		case 1, 2:
+			op.get.ClosestRowBefore = true
+			if g.chance(0.5) {
+				op.get.Row = metaBounds[g.pick(len(metaBounds))]
+			}
+		}
 	case w < 80:
 		op.kind = opScan
 		op.scan = Scan{StartRow: g.bound(), StopRow: g.bound(), ExcludeStartRow: g.chance(0.2), IncludeStopRow: g.chance(0.2),
@@ -501,7 +565,11 @@ func (g *gen) genOp() metaOp {
 		if g.chance(0.3) {
 			op.scan.Batch = 1 + g.pick(4)
 		}
+		g.storeLimits(&op.scan.StoreLimit, &op.scan.StoreOffset)
 		op.nextRows = 1 + g.pick(5)
+		if g.chance(0.3) {
+			op.maxBytes = 1 + int64(g.pick(300))
+		}
 	case w < 87:
 		op.kind = opScan
 		op.scan = Scan{Raw: true, StartRow: g.bound(), StopRow: g.bound(), Reversed: g.chance(0.3),
@@ -509,26 +577,46 @@ func (g *gen) genOp() metaOp {
 		if g.chance(0.3) {
 			op.scan.Batch = 1 + g.pick(4)
 		}
+		g.storeLimits(&op.scan.StoreLimit, &op.scan.StoreOffset)
 		op.nextRows = 1 + g.pick(5)
+		if g.chance(0.3) {
+			op.maxBytes = 1 + int64(g.pick(300))
+		}
 	case w < 92:
 		op.kind = opFlush
-	case w < 96:
+	case w < 95:
 		op.kind = opMinorCompact
-	default:
+	case w < 97:
 		op.kind = opMajorCompact
+	case w < 99:
+		op.kind = opAlter
+		op.fams = g.alter()
+		g.fams = op.fams
+	default:
+		op.kind = opReopen
 	}
 	return op
+}
+
+func (g *gen) storeLimits(limit, offset *int) {
+	if g.chance(0.15) {
+		*limit = g.pick(4)
+	}
+	if g.chance(0.15) {
+		*offset = g.pick(3)
+	}
 }
 
 func genOps(seed int64, n int) ([]FamilyDescriptor, []metaOp) {
 	g := &gen{rng: rand.New(rand.NewSource(seed))}
 	g.now = 1000 + g.rng.Int63n(100_000)
 	g.fams = g.genFamilies()
+	fams := g.fams
 	ops := make([]metaOp, n)
 	for i := range ops {
 		ops[i] = g.genOp()
 	}
-	return g.fams, ops
+	return fams, ops
 }
 
 // ---------------------------------------------------------------------------
@@ -551,9 +639,11 @@ var metaConfigs = []metaConfig{
 }
 
 type metaRegion struct {
-	cfg *metaConfig
-	e   *storage.Engine
-	r   *Region
+	cfg  *metaConfig
+	e    *storage.Engine
+	r    *Region
+	clk  *testClock
+	fams []FamilyDescriptor // the current schema, for Reopen
 }
 
 func openMetaRegion(t testing.TB, cfg *metaConfig, fams []FamilyDescriptor, clk *testClock) *metaRegion {
@@ -568,7 +658,7 @@ func openMetaRegion(t testing.TB, cfg *metaConfig, fams []FamilyDescriptor, clk 
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &metaRegion{cfg: cfg, e: e, r: r}
+	return &metaRegion{cfg: cfg, e: e, r: r, clk: clk, fams: cloneFams(fams)}
 }
 
 func (m *metaRegion) close() {
@@ -595,7 +685,8 @@ func cloneMuts(muts []Mutation) []Mutation {
 }
 
 // runRegion applies op to a region and renders its output.
-func runRegion(ctx context.Context, r *Region, op *metaOp) string {
+func runRegion(ctx context.Context, mr *metaRegion, op *metaOp) string {
+	r := mr.r
 	switch op.kind {
 	case opMutate:
 		return renderErr(r.Mutate(ctx, cloneMuts(op.muts)...))
@@ -616,6 +707,9 @@ func runRegion(ctx context.Context, r *Region, op *metaOp) string {
 		return fmt.Sprintf("applied=%v\n", ok)
 	case opGet:
 		res, err := r.Get(ctx, op.get)
+		if op.get.ExistenceOnly && err == nil {
+			return fmt.Sprintf("exists=%v cells=%d\n", res.Exists, len(res.Cells))
+		}
 		return renderGet(res.Cells, err)
 	case opScan:
 		s, err := r.NewScanner(op.scan)
@@ -628,7 +722,7 @@ func runRegion(ctx context.Context, r *Region, op *metaOp) string {
 			if i > 10_000 {
 				return "scanner does not end\n"
 			}
-			rs, more, err := s.Next(ctx, op.nextRows, 0)
+			rs, more, err := s.Next(ctx, op.nextRows, op.maxBytes)
 			if err != nil {
 				return renderResults(nil, err)
 			}
@@ -644,6 +738,19 @@ func runRegion(ctx context.Context, r *Region, op *metaOp) string {
 		return renderErr(r.Compact(ctx, false))
 	case opMajorCompact:
 		return renderErr(r.Compact(ctx, true))
+	case opAlter:
+		mr.fams = cloneFams(op.fams)
+		return renderErr(r.SetDescriptor(TableDescriptor{Name: "meta", Families: cloneFams(op.fams)}))
+	case opReopen:
+		if err := r.Close(); err != nil {
+			return renderErr(err)
+		}
+		nr, err := Open(mr.e, r.Info(), TableDescriptor{Name: "meta", Families: cloneFams(mr.fams)}, Options{Now: mr.clk.Now})
+		if err != nil {
+			return renderErr(err)
+		}
+		mr.r = nr
+		return "ok\n"
 	}
 	panic("unknown op")
 }
@@ -662,13 +769,23 @@ func runModel(m *refModel, op *metaOp) string {
 		}
 		return fmt.Sprintf("applied=%v\n", ok)
 	case opGet:
-		return renderGet(m.get(op.get))
+		cells, err := m.get(op.get)
+		if op.get.ExistenceOnly && err == nil {
+			return fmt.Sprintf("exists=%v cells=0\n", len(cells) > 0)
+		}
+		return renderGet(cells, err)
 	case opScan:
 		return renderResults(m.scan(op.scan))
 	case opFlush, opMinorCompact:
 		return "ok\n"
 	case opMajorCompact:
 		m.majorCompact()
+		return "ok\n"
+	case opAlter:
+		m.alter(op.fams)
+		return "ok\n"
+	case opReopen:
+		m.reopen()
 		return "ok\n"
 	}
 	panic("unknown op")
@@ -689,8 +806,12 @@ func runMeta(t testing.TB, fams []FamilyDescriptor, ops []metaOp, cfgs []metaCon
 	regions := make([]*metaRegion, len(cfgs))
 	for i := range cfgs {
 		regions[i] = openMetaRegion(t, &cfgs[i], fams, clk)
-		defer regions[i].close()
 	}
+	defer func() {
+		for _, mr := range regions {
+			mr.close()
+		}
+	}()
 	for i := range ops {
 		op := &ops[i]
 		clk.now = op.now
@@ -698,7 +819,7 @@ func runMeta(t testing.TB, fams []FamilyDescriptor, ops []metaOp, cfgs []metaCon
 		want := runModel(model, op)
 		var outs []string
 		for _, mr := range regions {
-			outs = append(outs, runRegion(ctx, mr.r, op))
+			outs = append(outs, runRegion(ctx, mr, op))
 		}
 		for j := range regions {
 			if outs[j] != outs[0] {

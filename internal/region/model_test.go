@@ -120,6 +120,9 @@ type mQuery struct {
 	min, max    int64
 	maxVersions int
 	raw         bool
+	// storeLimit (<= 0: none) and storeOffset: the cells kept of each family
+	// of a row, after everything else: famCells[offset : offset+limit].
+	storeLimit, storeOffset int
 }
 
 func (q *mQuery) wants(fam []byte) (bool, map[string]bool) {
@@ -202,13 +205,6 @@ func (m *refModel) readRow(row string, q mQuery) []cell.Cell {
 			}
 		}
 		slices.SortFunc(famMarkers, byVersion)
-		if q.raw {
-			for _, k := range famMarkers {
-				if k.ts >= q.min && k.ts < q.max {
-					out = append(out, m.mkCell(k))
-				}
-			}
-		}
 		var qualNames []string
 		for ql := range cols {
 			if quals == nil || quals[ql] {
@@ -216,13 +212,26 @@ func (m *refModel) readRow(row string, q mQuery) []cell.Cell {
 			}
 		}
 		sort.Strings(qualNames) // Go string order is byte order
+		var famOut []cell.Cell
+		if q.raw {
+			for _, k := range famMarkers {
+				if k.ts >= q.min && k.ts < q.max {
+					famOut = append(famOut, m.mkCell(k))
+				}
+			}
+		}
 		for _, ql := range qualNames {
 			keys := cols[ql]
 			slices.SortFunc(keys, byVersion)
 			for _, k := range m.readColumn(fd, famMarkers, keys, q) {
-				out = append(out, m.mkCell(k))
+				famOut = append(famOut, m.mkCell(k))
 			}
 		}
+		famOut = famOut[min(q.storeOffset, len(famOut)):]
+		if q.storeLimit > 0 {
+			famOut = famOut[:min(q.storeLimit, len(famOut))]
+		}
+		out = append(out, famOut...)
 	}
 	return out
 }
@@ -304,9 +313,10 @@ func (m *refModel) readColumn(fd *FamilyDescriptor, famMarkers, keys []mKey, q m
 	return out
 }
 
-// get is Get (plain reads only: no filter, limits or closest-row).
+// get is Get without a filter. ClosestRowBefore reads the last row <= Row
+// with cells to return.
 func (m *refModel) get(g Get) ([]cell.Cell, error) {
-	if len(g.Row) == 0 {
+	if len(g.Row) == 0 || g.MaxVersions < 0 || g.StoreOffset < 0 {
 		return nil, errModel
 	}
 	if badRange(g.TimeRange) {
@@ -315,8 +325,38 @@ func (m *refModel) get(g Get) ([]cell.Cell, error) {
 	if err := m.checkColumns(g.Columns); err != nil {
 		return nil, err
 	}
-	return m.readRow(string(g.Row), newMQuery(g.Columns, g.TimeRange, g.MaxVersions, false)), nil
+	q := newMQuery(g.Columns, g.TimeRange, g.MaxVersions, false)
+	q.storeLimit, q.storeOffset = g.StoreLimit, g.StoreOffset
+	if !g.ClosestRowBefore {
+		return m.readRow(string(g.Row), q), nil
+	}
+	rows := m.rows()
+	slices.Reverse(rows)
+	for _, row := range rows {
+		if row > string(g.Row) {
+			continue
+		}
+		if cells := m.readRow(row, q); len(cells) > 0 {
+			return cells, nil
+		}
+	}
+	return nil, nil
 }
+
+// alter replaces the schema. Cells of dropped families stay stored (and
+// invisible) until a major compaction; re-adding the family shows them
+// again.
+func (m *refModel) alter(fams []FamilyDescriptor) {
+	m.fams = nil
+	for _, f := range fams {
+		f.EnsureDefaults()
+		m.fams = append(m.fams, f)
+	}
+}
+
+// reopen models closing and reopening the region: the server timestamp
+// slots live in memory and start over.
+func (m *refModel) reopen() { m.slots = map[uint32]int64{} }
 
 func badRange(tr cell.TimeRange) bool { return tr.Min < 0 || tr.Max < 0 || tr.Min > tr.Max }
 
@@ -367,13 +407,14 @@ func inScan(s *Scan, row string) bool {
 // scan is a Scan read to the end: rows in order, at most Limit non-empty
 // rows, each split into Results of at most Batch cells.
 func (m *refModel) scan(s Scan) ([]Result, error) {
-	if s.Batch < 0 || s.Limit < 0 || badRange(s.TimeRange) {
+	if s.Batch < 0 || s.Limit < 0 || s.MaxVersions < 0 || s.StoreOffset < 0 || badRange(s.TimeRange) {
 		return nil, errModel
 	}
 	if err := m.checkColumns(s.Columns); err != nil {
 		return nil, err
 	}
 	q := newMQuery(s.Columns, s.TimeRange, s.MaxVersions, s.Raw)
+	q.storeLimit, q.storeOffset = s.StoreLimit, s.StoreOffset
 	rows := m.rows()
 	if s.Reversed {
 		slices.Reverse(rows)
