@@ -8,7 +8,10 @@ import (
 	"context"
 	"testing"
 
+	"github.com/cockroachdb/pebble/v2/vfs"
+
 	"github.com/weirdb/weir/internal/cell"
+	"github.com/weirdb/weir/internal/storage"
 )
 
 // scanAll runs a scan to the end and returns all its cells.
@@ -46,5 +49,31 @@ func TestRegressionRawScanDropsMarkersPastVersionLimit(t *testing.T) {
 	want := "r/f:q/10/Put=v10\nr/f:q/5/Delete=\n"
 	if got != want {
 		t.Fatalf("raw scan:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestRegressionExcludeStartRowBelowRegionSkipsFirstRow: a forward scan with
+// ExcludeStartRow whose StartRow lies below the region's start key must
+// still return the region's first row. The scanner clamps its cursor to the
+// region's lower bound first and applies ExcludeStartRow to the clamped
+// cursor, so it skips the region's start row. Found while adding split
+// regions to TestMetamorphic.
+func TestRegressionExcludeStartRowBelowRegionSkipsFirstRow(t *testing.T) {
+	e, err := storage.Open(storage.Options{Dir: "db", FS: vfs.NewMem()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	desc := TableDescriptor{Name: "t", Families: []FamilyDescriptor{{Name: []byte("f")}}}
+	r, err := Open(e, Info{TableID: 1, RegionID: 1, StartKey: []byte("r5")}, desc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	mustMutate(t, r, put("r5", "f", "q", 1, "a"), put("r6", "f", "q", 1, "b"))
+	got := fmtCells(scanAll(t, r, Scan{StartRow: []byte("r3"), ExcludeStartRow: true}))
+	want := "r5/f:q/1/Put=a\nr6/f:q/1/Put=b\n"
+	if got != want {
+		t.Fatalf("scan from r3 (exclusive) of region [r5, ...):\n%s\nwant:\n%s", got, want)
 	}
 }
