@@ -59,6 +59,7 @@ const (
 	opMajorCompact
 	opAlter  // SetDescriptor with fams
 	opReopen // Close the region and Open it again on the same engine
+	opSplit  // split the region holding row at row
 )
 
 // metaOp is one step. now is the absolute clock (ms) set before it runs,
@@ -199,6 +200,8 @@ func (o *metaOp) String() string {
 		s = "Alter(" + fmtFams(o.fams) + ")"
 	case opReopen:
 		s = "Reopen"
+	case opSplit:
+		s = fmt.Sprintf("Split(%q)", o.row)
 	}
 	return fmt.Sprintf("@%d %s", o.now, s)
 }
@@ -557,7 +560,7 @@ func (g *gen) genOp() metaOp {
 		}
 	case w < 80:
 		op.kind = opScan
-		op.scan = Scan{StartRow: g.bound(), StopRow: g.bound(), ExcludeStartRow: g.chance(0.2), IncludeStopRow: g.chance(0.2),
+		op.scan = Scan{StartRow: g.bound(), StopRow: g.bound(), ExcludeStartRow: g.chance(0.3), IncludeStopRow: g.chance(0.3),
 			Reversed: g.chance(0.35), Columns: g.columns(true), TimeRange: g.timeRange(), MaxVersions: g.pick(6)}
 		if g.chance(0.3) {
 			op.scan.Limit = 1 + g.pick(4)
@@ -572,7 +575,8 @@ func (g *gen) genOp() metaOp {
 		}
 	case w < 87:
 		op.kind = opScan
-		op.scan = Scan{Raw: true, StartRow: g.bound(), StopRow: g.bound(), Reversed: g.chance(0.3),
+		op.scan = Scan{Raw: true, StartRow: g.bound(), StopRow: g.bound(), ExcludeStartRow: g.chance(0.3),
+			IncludeStopRow: g.chance(0.3), Reversed: g.chance(0.3),
 			Columns: g.columns(false), TimeRange: g.timeRange(), MaxVersions: g.pick(6)}
 		if g.chance(0.3) {
 			op.scan.Batch = 1 + g.pick(4)
@@ -582,16 +586,19 @@ func (g *gen) genOp() metaOp {
 		if g.chance(0.3) {
 			op.maxBytes = 1 + int64(g.pick(300))
 		}
-	case w < 92:
+	case w < 91:
 		op.kind = opFlush
-	case w < 95:
+	case w < 94:
 		op.kind = opMinorCompact
-	case w < 97:
+	case w < 96:
 		op.kind = opMajorCompact
-	case w < 99:
+	case w < 97:
 		op.kind = opAlter
 		op.fams = g.alter()
 		g.fams = op.fams
+	case w < 99:
+		op.kind = opSplit
+		op.row = g.row()
 	default:
 		op.kind = opReopen
 	}
@@ -638,12 +645,16 @@ var metaConfigs = []metaConfig{
 		flushEvery: 2, minorEvery: 5},
 }
 
+// metaRegion is one option set's table: an engine and the regions serving
+// the table, ordered by start key, used the way a client would (routing by
+// row, scanning region after region).
 type metaRegion struct {
-	cfg  *metaConfig
-	e    *storage.Engine
-	r    *Region
-	clk  *testClock
-	fams []FamilyDescriptor // the current schema, for Reopen
+	cfg     *metaConfig
+	e       *storage.Engine
+	regions []*Region
+	clk     *testClock
+	fams    []FamilyDescriptor // the current schema, for Reopen and Split
+	nextID  int64
 }
 
 func openMetaRegion(t testing.TB, cfg *metaConfig, fams []FamilyDescriptor, clk *testClock) *metaRegion {
@@ -654,16 +665,37 @@ func openMetaRegion(t testing.TB, cfg *metaConfig, fams []FamilyDescriptor, clk 
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Open(e, Info{TableID: 7, RegionID: 1}, TableDescriptor{Name: "meta", Families: cloneFams(fams)}, Options{Now: clk.Now})
+	mr := &metaRegion{cfg: cfg, e: e, clk: clk, fams: cloneFams(fams), nextID: 1}
+	r, err := mr.open(Info{TableID: 7})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &metaRegion{cfg: cfg, e: e, r: r, clk: clk, fams: cloneFams(fams)}
+	mr.regions = []*Region{r}
+	return mr
 }
 
-func (m *metaRegion) close() {
-	_ = m.r.Close()
-	_ = m.e.Close()
+func (mr *metaRegion) open(info Info) (*Region, error) {
+	info.RegionID = mr.nextID
+	mr.nextID++
+	return Open(mr.e, info, TableDescriptor{Name: "meta", Families: cloneFams(mr.fams)}, Options{Now: mr.clk.Now})
+}
+
+func (mr *metaRegion) close() {
+	for _, r := range mr.regions {
+		_ = r.Close()
+	}
+	_ = mr.e.Close()
+}
+
+// regionFor returns the index of the region serving row.
+func (mr *metaRegion) regionFor(row []byte) int {
+	for i, r := range mr.regions {
+		info := r.Info()
+		if info.ContainsRow(row) {
+			return i
+		}
+	}
+	panic(fmt.Sprintf("no region serves %q", row))
 }
 
 func cloneFams(fams []FamilyDescriptor) []FamilyDescriptor {
@@ -684,13 +716,90 @@ func cloneMuts(muts []Mutation) []Mutation {
 	return out
 }
 
-// runRegion applies op to a region and renders its output.
+// knownBugExcludeStartRowClamp works around a known region bug
+// (TestRegressionExcludeStartRowBelowRegionSkipsFirstRow) so the test can go
+// on finding others: a forward scan whose exclusive StartRow lies below the
+// region's start key skips the region's first row; the client drops the
+// (there meaningless) ExcludeStartRow. Set it to false once fixed.
+var knownBugExcludeStartRowClamp = true
+
+// scanRegions runs s over every region in scan order, as a client does:
+// Limit counts rows across regions.
+func (mr *metaRegion) scanRegions(ctx context.Context, s Scan, nextRows int, maxBytes int64) ([]Result, error) {
+	order := slices.Clone(mr.regions)
+	if s.Reversed {
+		slices.Reverse(order)
+	}
+	var all []Result
+	rows := 0
+	for _, r := range order {
+		if s.Limit > 0 && rows >= s.Limit {
+			break
+		}
+		rs := s
+		if s.Limit > 0 {
+			rs.Limit = s.Limit - rows
+		}
+		info := r.Info()
+		if knownBugExcludeStartRowClamp && !s.Reversed && s.ExcludeStartRow && bytes.Compare(s.StartRow, info.StartKey) < 0 {
+			rs.ExcludeStartRow = false
+		}
+		sc, err := r.NewScanner(rs)
+		if err != nil {
+			return nil, err
+		}
+		for i := 0; ; i++ {
+			if i > 10_000 {
+				sc.Close()
+				return nil, fmt.Errorf("scanner does not end")
+			}
+			res, more, err := sc.Next(ctx, nextRows, maxBytes)
+			if err != nil {
+				sc.Close()
+				return nil, err
+			}
+			for _, x := range res {
+				if !x.Partial {
+					rows++
+				}
+			}
+			all = append(all, res...)
+			if !more {
+				break
+			}
+		}
+		sc.Close()
+	}
+	return all, nil
+}
+
+// runRegion applies op to a table and renders its output.
 func runRegion(ctx context.Context, mr *metaRegion, op *metaOp) string {
-	r := mr.r
 	switch op.kind {
 	case opMutate:
-		return renderErr(r.Mutate(ctx, cloneMuts(op.muts)...))
+		// Validate the whole batch first, so a bad mutation rejects all as
+		// one region would, then send each region its part.
+		muts := cloneMuts(op.muts)
+		for i := range muts {
+			if err := mr.regions[mr.regionFor(muts[i].Row)].ValidateMutation(&muts[i]); err != nil {
+				return renderErr(err)
+			}
+		}
+		parts := map[int][]Mutation{}
+		for _, m := range muts {
+			i := mr.regionFor(m.Row)
+			parts[i] = append(parts[i], m)
+		}
+		for i, r := range mr.regions {
+			if len(parts[i]) > 0 {
+				if err := r.Mutate(ctx, parts[i]...); err != nil {
+					return renderErr(err)
+				}
+			}
+		}
+		return "ok\n"
 	case opIncrement, opAppend:
+		r := mr.regions[mr.regionFor(op.rmw.Row)]
 		var res Result
 		var err error
 		if op.kind == opIncrement {
@@ -700,56 +809,91 @@ func runRegion(ctx context.Context, mr *metaRegion, op *metaOp) string {
 		}
 		return renderGet(res.Cells, err)
 	case opCheckAndMutate:
+		r := mr.regions[mr.regionFor(op.row)]
 		ok, err := r.CheckAndMutate(ctx, op.row, op.cond, cloneMuts(op.muts)...)
 		if err != nil {
 			return "error\n"
 		}
 		return fmt.Sprintf("applied=%v\n", ok)
 	case opGet:
-		res, err := r.Get(ctx, op.get)
+		i := mr.regionFor(op.get.Row)
+		res, err := mr.regions[i].Get(ctx, op.get)
 		if op.get.ExistenceOnly && err == nil {
 			return fmt.Sprintf("exists=%v cells=%d\n", res.Exists, len(res.Cells))
 		}
+		if err == nil && op.get.ClosestRowBefore && len(res.Cells) == 0 {
+			// Go on in the regions before, as a client does.
+			g := op.get
+			for j := i - 1; j >= 0 && len(res.Cells) == 0; j-- {
+				var sc *Scanner
+				sc, err = mr.regions[j].NewScanner(Scan{StartRow: g.Row, Reversed: true, Limit: 1, Columns: g.Columns,
+					TimeRange: g.TimeRange, MaxVersions: g.MaxVersions, StoreLimit: g.StoreLimit, StoreOffset: g.StoreOffset})
+				if err != nil {
+					break
+				}
+				var rs []Result
+				rs, _, err = sc.Next(ctx, 1, 0)
+				sc.Close()
+				if err != nil {
+					break
+				}
+				if len(rs) > 0 {
+					res = rs[0]
+				}
+			}
+		}
 		return renderGet(res.Cells, err)
 	case opScan:
-		s, err := r.NewScanner(op.scan)
-		if err != nil {
-			return renderResults(nil, err)
-		}
-		defer s.Close()
-		var all []Result
-		for i := 0; ; i++ {
-			if i > 10_000 {
-				return "scanner does not end\n"
-			}
-			rs, more, err := s.Next(ctx, op.nextRows, op.maxBytes)
-			if err != nil {
-				return renderResults(nil, err)
-			}
-			all = append(all, rs...)
-			if !more {
-				break
-			}
-		}
-		return renderResults(all, nil)
+		all, err := mr.scanRegions(ctx, op.scan, op.nextRows, op.maxBytes)
+		return renderResults(all, err)
 	case opFlush:
-		return renderErr(r.Flush(ctx))
-	case opMinorCompact:
-		return renderErr(r.Compact(ctx, false))
-	case opMajorCompact:
-		return renderErr(r.Compact(ctx, true))
+		return renderErr(mr.regions[0].Flush(ctx))
+	case opMinorCompact, opMajorCompact:
+		for _, r := range mr.regions {
+			if err := r.Compact(ctx, op.kind == opMajorCompact); err != nil {
+				return renderErr(err)
+			}
+		}
+		return "ok\n"
 	case opAlter:
 		mr.fams = cloneFams(op.fams)
-		return renderErr(r.SetDescriptor(TableDescriptor{Name: "meta", Families: cloneFams(op.fams)}))
+		for _, r := range mr.regions {
+			if err := r.SetDescriptor(TableDescriptor{Name: "meta", Families: cloneFams(op.fams)}); err != nil {
+				return renderErr(err)
+			}
+		}
+		return "ok\n"
 	case opReopen:
-		if err := r.Close(); err != nil {
+		for i, r := range mr.regions {
+			if err := r.Close(); err != nil {
+				return renderErr(err)
+			}
+			nr, err := mr.open(r.Info())
+			if err != nil {
+				return renderErr(err)
+			}
+			mr.regions[i] = nr
+		}
+		return "ok\n"
+	case opSplit:
+		i := mr.regionFor(op.row)
+		r := mr.regions[i]
+		if err := r.CheckSplitRow(op.row); err != nil {
 			return renderErr(err)
 		}
-		nr, err := Open(mr.e, r.Info(), TableDescriptor{Name: "meta", Families: cloneFams(mr.fams)}, Options{Now: mr.clk.Now})
+		a, b, err := r.Split(op.row, 0)
 		if err != nil {
 			return renderErr(err)
 		}
-		mr.r = nr
+		ra, err := mr.open(a)
+		if err != nil {
+			return renderErr(err)
+		}
+		rb, err := mr.open(b)
+		if err != nil {
+			return renderErr(err)
+		}
+		mr.regions = slices.Replace(mr.regions, i, i+1, ra, rb)
 		return "ok\n"
 	}
 	panic("unknown op")
@@ -787,6 +931,8 @@ func runModel(m *refModel, op *metaOp) string {
 	case opReopen:
 		m.reopen()
 		return "ok\n"
+	case opSplit:
+		return renderErr(m.split(op.row))
 	}
 	panic("unknown op")
 }
@@ -833,13 +979,15 @@ func runMeta(t testing.TB, fams []FamilyDescriptor, ops []metaOp, cfgs []metaCon
 		}
 		for _, mr := range regions {
 			if n := mr.cfg.flushEvery; n > 0 && (i+1)%n == 0 {
-				if err := mr.r.Flush(ctx); err != nil {
+				if err := mr.regions[0].Flush(ctx); err != nil {
 					return &metaFailure{i, fmt.Sprintf("op %d: config %s: flush: %v", i, mr.cfg.name, err)}
 				}
 			}
 			if n := mr.cfg.minorEvery; n > 0 && (i+1)%n == 0 {
-				if err := mr.r.Compact(ctx, false); err != nil {
-					return &metaFailure{i, fmt.Sprintf("op %d: config %s: minor compaction: %v", i, mr.cfg.name, err)}
+				for _, r := range mr.regions {
+					if err := r.Compact(ctx, false); err != nil {
+						return &metaFailure{i, fmt.Sprintf("op %d: config %s: minor compaction: %v", i, mr.cfg.name, err)}
+					}
 				}
 			}
 		}

@@ -50,8 +50,11 @@ type mKey struct {
 type refModel struct {
 	fams  []FamilyDescriptor // defaults filled in, in table order
 	cells map[mKey][]byte
-	slots map[uint32]int64 // server timestamp slots
-	now   int64
+	slots map[slotKey]int64 // server timestamp slots
+	// splits are the start keys of the regions serving the table but the
+	// first, ascending. Each region has its own slots.
+	splits []string
+	now    int64
 }
 
 var errModel = errors.New("model: rejected")
@@ -64,7 +67,7 @@ var errModel = errors.New("model: rejected")
 var knownBugRawMarkerCut = true
 
 func newRefModel(fams []FamilyDescriptor) *refModel {
-	m := &refModel{cells: map[mKey][]byte{}, slots: map[uint32]int64{}}
+	m := &refModel{cells: map[mKey][]byte{}, slots: map[slotKey]int64{}}
 	for _, f := range fams {
 		f.EnsureDefaults()
 		m.fams = append(m.fams, f)
@@ -91,22 +94,55 @@ func (m *refModel) sortedFamilies() []*FamilyDescriptor {
 	return out
 }
 
-func slotOf(row []byte) uint32 {
+type slotKey struct {
+	region string // the region's start key
+	slot   uint32
+}
+
+// regionStart returns the start key of the region serving row.
+func (m *refModel) regionStart(row string) string {
+	start := ""
+	for _, s := range m.splits {
+		if s <= row {
+			start = s
+		}
+	}
+	return start
+}
+
+func (m *refModel) slotOf(row []byte) slotKey {
 	h := fnv.New32a()
 	h.Write(row)
-	return h.Sum32() % 4096
+	return slotKey{m.regionStart(string(row)), h.Sum32() % 4096}
+}
+
+// split models splitting the region holding row there: two fresh regions
+// (empty timestamp slots) serve the parent's rows; the data is unchanged.
+func (m *refModel) split(row []byte) error {
+	if len(row) == 0 || slices.Contains(m.splits, string(row)) {
+		return errModel
+	}
+	parent := m.regionStart(string(row))
+	for k := range m.slots {
+		if k.region == parent {
+			delete(m.slots, k)
+		}
+	}
+	m.splits = append(m.splits, string(row))
+	sort.Strings(m.splits)
+	return nil
 }
 
 // serverTs hands out the next server timestamp of row's slot.
 func (m *refModel) serverTs(row []byte) int64 {
-	s := slotOf(row)
+	s := m.slotOf(row)
 	ts := max(m.now, m.slots[s]+1)
 	m.slots[s] = ts
 	return ts
 }
 
 func (m *refModel) observe(row []byte, ts int64) {
-	s := slotOf(row)
+	s := m.slotOf(row)
 	m.slots[s] = max(m.slots[s], ts)
 }
 
@@ -356,7 +392,7 @@ func (m *refModel) alter(fams []FamilyDescriptor) {
 
 // reopen models closing and reopening the region: the server timestamp
 // slots live in memory and start over.
-func (m *refModel) reopen() { m.slots = map[uint32]int64{} }
+func (m *refModel) reopen() { m.slots = map[slotKey]int64{} }
 
 func badRange(tr cell.TimeRange) bool { return tr.Min < 0 || tr.Max < 0 || tr.Min > tr.Max }
 
