@@ -17,6 +17,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"flag"
 	"fmt"
 	"hash/crc32"
@@ -57,9 +58,10 @@ const (
 	opFlush
 	opMinorCompact
 	opMajorCompact
-	opAlter  // SetDescriptor with fams
-	opReopen // Close the region and Open it again on the same engine
-	opSplit  // split the region holding row at row
+	opAlter    // SetDescriptor with fams
+	opReopen   // Close the region and Open it again on the same engine
+	opSplit    // split the region holding row at row
+	opReingest // Export each region to an SST and Ingest it back (as a move does)
 )
 
 // metaOp is one step. now is the absolute clock (ms) set before it runs,
@@ -202,6 +204,8 @@ func (o *metaOp) String() string {
 		s = "Reopen"
 	case opSplit:
 		s = fmt.Sprintf("Split(%q)", o.row)
+	case opReingest:
+		s = "Reingest"
 	}
 	return fmt.Sprintf("@%d %s", o.now, s)
 }
@@ -482,7 +486,7 @@ func (g *gen) genOp() metaOp {
 		g.now += 1 + int64(g.pick(30_000))
 	}
 	op := metaOp{now: g.now}
-	switch w := g.pick(100); {
+	switch w := g.rng.Float64() * 100; {
 	case w < 20:
 		op.kind = opMutate
 		op.muts = []Mutation{g.putMut(g.row(), true)}
@@ -592,6 +596,8 @@ func (g *gen) genOp() metaOp {
 		op.kind = opMinorCompact
 	case w < 96:
 		op.kind = opMajorCompact
+	case w < 96.5:
+		op.kind = opReingest
 	case w < 97:
 		op.kind = opAlter
 		op.fams = g.alter()
@@ -895,6 +901,20 @@ func runRegion(ctx context.Context, mr *metaRegion, op *metaOp) string {
 		}
 		mr.regions = slices.Replace(mr.regions, i, i+1, ra, rb)
 		return "ok\n"
+	case opReingest:
+		for i, r := range mr.regions {
+			path := fmt.Sprintf("export-%d-%d.sst", op.now, i)
+			var paths []string
+			if _, err := r.Export(ctx, path); err == nil {
+				paths = []string{path}
+			} else if !errors.Is(err, storage.ErrEmptyExport) {
+				return renderErr(err)
+			}
+			if err := r.Ingest(ctx, paths); err != nil {
+				return renderErr(err)
+			}
+		}
+		return "ok\n"
 	}
 	panic("unknown op")
 }
@@ -933,6 +953,8 @@ func runModel(m *refModel, op *metaOp) string {
 		return "ok\n"
 	case opSplit:
 		return renderErr(m.split(op.row))
+	case opReingest:
+		return "ok\n"
 	}
 	panic("unknown op")
 }
