@@ -284,6 +284,10 @@ type gen struct {
 	rng  *rand.Rand
 	fams []FamilyDescriptor // the current schema
 	now  int64
+	// Per-seed profile: how many rows take most writes, and the range of
+	// small explicit timestamps (small: many collisions).
+	hotRows int
+	tsRange int
 }
 
 func (g *gen) pick(n int) int { return g.rng.Intn(n) }
@@ -332,7 +336,7 @@ func (g *gen) alter() []FamilyDescriptor {
 
 func (g *gen) row() []byte {
 	if g.chance(0.7) {
-		return metaRows[g.pick(6)] // hot rows
+		return metaRows[g.pick(g.hotRows)] // hot rows
 	}
 	return metaRows[g.pick(len(metaRows))]
 }
@@ -357,7 +361,7 @@ func (g *gen) qual() []byte { return metaQuals[g.pick(len(metaQuals))] }
 // ts returns an explicit timestamp: mostly tiny, sometimes recent.
 func (g *gen) ts() int64 {
 	if g.chance(0.7) {
-		return 1 + int64(g.pick(20))
+		return 1 + int64(g.pick(g.tsRange))
 	}
 	return max(0, g.now-int64(g.pick(120_000)))
 }
@@ -623,6 +627,8 @@ func (g *gen) storeLimits(limit, offset *int) {
 func genOps(seed int64, n int) ([]FamilyDescriptor, []metaOp) {
 	g := &gen{rng: rand.New(rand.NewSource(seed))}
 	g.now = 1000 + g.rng.Int63n(100_000)
+	g.hotRows = []int{1, 2, 6, 6}[g.pick(4)]
+	g.tsRange = []int{4, 20, 20, 1000}[g.pick(4)]
 	g.fams = g.genFamilies()
 	fams := g.fams
 	ops := make([]metaOp, n)
