@@ -6,9 +6,16 @@ package region
 // compactions, flushes and minor compactions after every few ops), and on
 // the reference model of model_test.go. Every op's output (read results,
 // RMW results, errors) must be identical across the regions and equal to
-// the model's.
+// the model's. Besides reads and writes, ops alter the schema, reopen,
+// split and export/re-ingest regions; the table is then served by several
+// regions, used as a client would (routing by row, scanning region after
+// region).
 //
-//	go test -run TestMetamorphic ./internal/region/                  # 5 random seeds x 300 ops
+// Two known region bugs are worked around so the test keeps finding
+// others (see regressions_test.go): knownBugRawMarkerCut (model_test.go)
+// and knownBugExcludeStartRowClamp; set them to false once fixed.
+//
+//	go test -run TestMetamorphic ./internal/region/                  # 5 random seeds x 250 ops
 //	go test -run TestMetamorphic ./internal/region/ -meta.seed=42    # replay one seed
 //	WEIR_META_LONG=1 go test -run TestMetamorphic ./internal/region/ # 40 seeds x 2000 ops
 //	go test -run TestMetamorphic ./internal/region/ -meta.seed=42 -meta.reduce  # minimise a failure
@@ -1068,7 +1075,7 @@ func reduceOps(t testing.TB, fams []FamilyDescriptor, ops []metaOp, cfgs []metaC
 }
 
 func TestMetamorphic(t *testing.T) {
-	seeds, nOps := 5, 300
+	seeds, nOps := 5, 250
 	if os.Getenv("WEIR_META_LONG") != "" {
 		seeds, nOps = 40, 2000
 	}

@@ -41,7 +41,9 @@ func scanAll(t *testing.T, r *Region, s Scan) []cell.Cell {
 // every delete marker in its time range; only puts count toward VERSIONS.
 // The region ends a column at the first put past the version limit (or past
 // TTL beyond MIN_VERSIONS) and seeks past it, so the column's older markers
-// are lost. Found by TestMetamorphic, seed 1795405194930748395 (op 268).
+// are lost. Found by TestMetamorphic, seed 1795405194930748395 (op 268) at
+// commit 345de0f; the model reproduces the bug while knownBugRawMarkerCut
+// is set.
 func TestRegressionRawScanDropsMarkersPastVersionLimit(t *testing.T) {
 	r, _ := openTestRegion(t, FamilyDescriptor{Name: []byte("f"), MaxVersions: 1, KeepDeletedCells: KeepDeletedTrue})
 	mustMutate(t, r, put("r", "f", "q", 10, "v10"), put("r", "f", "q", 9, "v9"), del("r", "f", "q", 5, cell.TypeDelete))
@@ -56,8 +58,9 @@ func TestRegressionRawScanDropsMarkersPastVersionLimit(t *testing.T) {
 // ExcludeStartRow whose StartRow lies below the region's start key must
 // still return the region's first row. The scanner clamps its cursor to the
 // region's lower bound first and applies ExcludeStartRow to the clamped
-// cursor, so it skips the region's start row. Found while adding split
-// regions to TestMetamorphic.
+// cursor, so it skips the region's start row. Found reading newScanner while
+// adding split regions to TestMetamorphic, which finds it within a few
+// seeds once knownBugExcludeStartRowClamp is false.
 func TestRegressionExcludeStartRowBelowRegionSkipsFirstRow(t *testing.T) {
 	e, err := storage.Open(storage.Options{Dir: "db", FS: vfs.NewMem()})
 	if err != nil {
