@@ -11,10 +11,6 @@ package region
 // regions, used as a client would (routing by row, scanning region after
 // region).
 //
-// Two known region bugs are worked around so the test keeps finding
-// others (see regressions_test.go): knownBugRawMarkerCut (model_test.go)
-// and knownBugExcludeStartRowClamp; set them to false once fixed.
-//
 //	go test -run TestMetamorphic ./internal/region/                  # 5 random seeds x 250 ops
 //	go test -run TestMetamorphic ./internal/region/ -meta.seed=42    # replay one seed
 //	WEIR_META_LONG=1 go test -run TestMetamorphic ./internal/region/ # 40 seeds x 2000 ops
@@ -735,13 +731,6 @@ func cloneMuts(muts []Mutation) []Mutation {
 	return out
 }
 
-// knownBugExcludeStartRowClamp works around a known region bug
-// (TestRegressionExcludeStartRowBelowRegionSkipsFirstRow) so the test can go
-// on finding others: a forward scan whose exclusive StartRow lies below the
-// region's start key skips the region's first row; the client drops the
-// (there meaningless) ExcludeStartRow. Set it to false once fixed.
-var knownBugExcludeStartRowClamp = true
-
 // scanRegions runs s over every region in scan order, as a client does:
 // Limit counts rows across regions.
 func (mr *metaRegion) scanRegions(ctx context.Context, s Scan, nextRows int, maxBytes int64) ([]Result, error) {
@@ -758,10 +747,6 @@ func (mr *metaRegion) scanRegions(ctx context.Context, s Scan, nextRows int, max
 		rs := s
 		if s.Limit > 0 {
 			rs.Limit = s.Limit - rows
-		}
-		info := r.Info()
-		if knownBugExcludeStartRowClamp && !s.Reversed && s.ExcludeStartRow && bytes.Compare(s.StartRow, info.StartKey) < 0 {
-			rs.ExcludeStartRow = false
 		}
 		sc, err := r.NewScanner(rs)
 		if err != nil {

@@ -59,13 +59,6 @@ type refModel struct {
 
 var errModel = errors.New("model: rejected")
 
-// knownBugRawMarkerCut makes the model reproduce a known region bug instead
-// of the spec, so that the metamorphic test can go on finding others: a raw
-// scan drops a column's delete markers that sort after the put that ended
-// the column by the version/TTL rule (TestRegressionRawScanDropsMarkersPastVersionLimit).
-// Set it to false once the bug is fixed.
-var knownBugRawMarkerCut = true
-
 func newRefModel(fams []FamilyDescriptor) *refModel {
 	m := &refModel{cells: map[mKey][]byte{}, slots: map[slotKey]int64{}}
 	for _, f := range fams {
@@ -316,7 +309,6 @@ func (m *refModel) readColumn(fd *FamilyDescriptor, famMarkers, keys []mKey, q m
 	effMax := min(q.maxVersions, fd.MaxVersions)
 	var out []mKey
 	count := 0
-	var cut *mKey // the put that ended the column by the version/TTL rule
 	for _, k := range keys {
 		if k.typ != cell.TypePut || masked(k.ts) {
 			continue
@@ -332,14 +324,10 @@ func (m *refModel) readColumn(fd *FamilyDescriptor, famMarkers, keys []mKey, q m
 			count++
 			continue
 		}
-		cut = &k
 		break
 	}
 	if q.raw {
 		for _, k := range keys {
-			if knownBugRawMarkerCut && cut != nil && byVersion(k, *cut) > 0 {
-				continue
-			}
 			if k.typ != cell.TypePut && k.ts >= q.min && k.ts < q.max {
 				out = append(out, k)
 			}

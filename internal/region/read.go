@@ -142,10 +142,13 @@ func (r *Region) newScanner(s Scan) (*Scanner, error) {
 	if !s.Reversed {
 		sc.cursor = r.lower
 		if len(s.StartRow) > 0 {
-			sc.cursor = maxKey(sc.cursor, storage.AppendRowPrefix(nil, tid, s.StartRow))
+			start := storage.AppendRowPrefix(nil, tid, s.StartRow)
 			if s.ExcludeStartRow {
-				sc.cursor = storage.RowUpperBound(nil, sc.cursor)
+				start = storage.RowUpperBound(nil, start)
 			}
+			// Exclude first, clamp second: excluding a start row below the
+			// region must not skip the region's first row.
+			sc.cursor = maxKey(sc.cursor, start)
 		}
 		sc.stopKey = r.upper
 		if len(s.StopRow) > 0 {

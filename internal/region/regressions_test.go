@@ -39,11 +39,10 @@ func scanAll(t *testing.T, r *Region, s Scan) []cell.Cell {
 
 // TestRegressionRawScanDropsMarkersPastVersionLimit: a raw scan returns
 // every delete marker in its time range; only puts count toward VERSIONS.
-// The region ends a column at the first put past the version limit (or past
+// The region ended a column at the first put past the version limit (or past
 // TTL beyond MIN_VERSIONS) and seeks past it, so the column's older markers
-// are lost. Found by TestMetamorphic, seed 1795405194930748395 (op 268) at
-// commit 345de0f; the model reproduces the bug while knownBugRawMarkerCut
-// is set.
+// were lost. Found by TestMetamorphic, seed 1795405194930748395 (op 268) at
+// commit 345de0f.
 func TestRegressionRawScanDropsMarkersPastVersionLimit(t *testing.T) {
 	r, _ := openTestRegion(t, FamilyDescriptor{Name: []byte("f"), MaxVersions: 1, KeepDeletedCells: KeepDeletedTrue})
 	mustMutate(t, r, put("r", "f", "q", 10, "v10"), put("r", "f", "q", 9, "v9"), del("r", "f", "q", 5, cell.TypeDelete))
@@ -56,11 +55,11 @@ func TestRegressionRawScanDropsMarkersPastVersionLimit(t *testing.T) {
 
 // TestRegressionExcludeStartRowBelowRegionSkipsFirstRow: a forward scan with
 // ExcludeStartRow whose StartRow lies below the region's start key must
-// still return the region's first row. The scanner clamps its cursor to the
-// region's lower bound first and applies ExcludeStartRow to the clamped
-// cursor, so it skips the region's start row. Found reading newScanner while
-// adding split regions to TestMetamorphic, which finds it within a few
-// seeds once knownBugExcludeStartRowClamp is false.
+// still return the region's first row. The scanner clamped its cursor to the
+// region's lower bound first and applied ExcludeStartRow to the clamped
+// cursor, so it skipped the region's start row. Found reading newScanner while
+// adding split regions to TestMetamorphic, which then finds it within a few
+// seeds.
 func TestRegressionExcludeStartRowBelowRegionSkipsFirstRow(t *testing.T) {
 	e, err := storage.Open(storage.Options{Dir: "db", FS: vfs.NewMem()})
 	if err != nil {

@@ -181,7 +181,12 @@ func (rr *rowReader) read(rowPrefix, row []byte, out []cell.Cell) ([]cell.Cell, 
 			continue
 		}
 		if rr.versions >= rr.maxVersions || (ts < rr.ttlCutoff && rr.versions >= rr.fd.MinVersions) {
-			rr.seekPastPrefix(key[:k.ColumnPrefixLen])
+			if rr.q.raw {
+				// A raw read still owes the column's older delete markers.
+				rr.next()
+			} else {
+				rr.seekPastPrefix(key[:k.ColumnPrefixLen])
+			}
 			continue
 		}
 		rr.versions++
