@@ -46,6 +46,10 @@ lint: $(BIN)/staticcheck ## go vet and staticcheck
 $(BIN)/staticcheck:
 	GOBIN=$(CURDIR)/$(BIN) GOFLAGS= $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 
+.PHONY: proto
+proto: ## regenerate internal/hbasepb/*.pb.go (needs protoc)
+	./internal/hbasepb/gen.sh
+
 .PHONY: clean
 clean: ## remove build outputs
 	rm -rf $(BIN)

@@ -1,0 +1,13 @@
+#!/bin/sh
+# Regenerates the Go code for Weir's HBase wire-contract .proto files.
+# Needs protoc (Debian: apt-get install protobuf-compiler); protoc-gen-go is
+# the version pinned by the `tool` line in go.mod. Run from anywhere:
+#   internal/hbasepb/gen.sh      (or: make proto)
+set -eu
+cd "$(dirname "$0")/../.."
+plugin=$(go tool -n protoc-gen-go)
+rm -f internal/hbasepb/*.pb.go
+protoc -I internal/hbasepb/proto \
+  --plugin=protoc-gen-go="$plugin" \
+  --go_out=internal/hbasepb --go_opt=paths=source_relative \
+  internal/hbasepb/proto/*.proto
