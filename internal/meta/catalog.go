@@ -153,6 +153,10 @@ func (c *Catalog) ServersPrefix() string { return c.key("servers") + "/" }
 // RegionsPrefix is where region records live; region servers watch it.
 func (c *Catalog) RegionsPrefix() string { return c.key("regions") + "/" }
 
+// TablesPrefix is where table records live; region servers watch it for
+// schema changes.
+func (c *Catalog) TablesPrefix() string { return c.key("tables") + "/" }
+
 // MasterPrefix is the master election's prefix.
 func (c *Catalog) MasterPrefix() string { return c.key("master") + "/" }
 
@@ -395,7 +399,7 @@ func (c *Catalog) getTable(ctx context.Context, name TableName) (Table, int64, e
 
 // ListTables returns every table, ordered by full name.
 func (c *Catalog) ListTables(ctx context.Context) ([]Table, error) {
-	resp, err := c.cli.Get(ctx, c.key("tables")+"/", clientv3.WithPrefix())
+	resp, err := c.cli.Get(ctx, c.TablesPrefix(), clientv3.WithPrefix())
 	if err != nil {
 		return nil, fmt.Errorf("meta: list tables: %w", err)
 	}
@@ -559,4 +563,124 @@ func (c *Catalog) Servers(ctx context.Context) ([]ServerInfo, error) {
 		out = append(out, s)
 	}
 	return out, nil
+}
+
+// TruncateTable replaces a disabled table's regions by fresh, unassigned
+// ones (with the same split points if preserveSplits) under a new table id,
+// so the old data's keys are orphaned for the region servers to clear. The
+// table comes back disabled; the caller enables it.
+func (c *Catalog) TruncateTable(ctx context.Context, name TableName, preserveSplits bool) (Table, []Region, error) {
+	t, rev, err := c.getTable(ctx, name)
+	if err != nil {
+		return t, nil, err
+	}
+	if t.State != TableDisabled {
+		return t, nil, fmt.Errorf("%w: %s is %s", ErrTableNotDisabled, name, t.State)
+	}
+	old, err := c.TableRegions(ctx, t.ID)
+	if err != nil {
+		return t, nil, err
+	}
+	var splits [][]byte
+	if preserveSplits {
+		for _, r := range old[1:] {
+			splits = append(splits, r.StartKey)
+		}
+	}
+	idResp, err := c.cli.Get(ctx, c.nextTableIDKey())
+	if err != nil || len(idResp.Kvs) == 0 {
+		return t, nil, fmt.Errorf("meta: truncate %s: reading the table id counter: %v", name, err)
+	}
+	n, err := strconv.ParseUint(string(idResp.Kvs[0].Value), 10, 32)
+	if err != nil {
+		return t, nil, fmt.Errorf("meta: corrupt table id counter: %w", err)
+	}
+	oldID := t.ID
+	t.ID = uint32(n)
+	now := c.now().UnixMilli()
+	regions := make([]Region, 0, len(splits)+1)
+	start := []byte{}
+	for i := 0; i <= len(splits); i++ {
+		var end []byte
+		if i < len(splits) {
+			end = splits[i]
+		}
+		regions = append(regions, Region{TableID: t.ID, Table: name, StartKey: start, EndKey: end, RegionID: now})
+		start = end
+	}
+	ops := []clientv3.Op{
+		clientv3.OpPut(c.nextTableIDKey(), strconv.FormatUint(n+1, 10)),
+		clientv3.OpDelete(c.regionTablePrefix(oldID), clientv3.WithPrefix()),
+	}
+	op, err := putJSON(c.tableKey(name), t)
+	if err != nil {
+		return t, nil, err
+	}
+	ops = append(ops, op)
+	for i := range regions {
+		op, err := putJSON(c.RegionKey(&regions[i]), regions[i])
+		if err != nil {
+			return t, nil, err
+		}
+		ops = append(ops, op)
+	}
+	resp, err := c.cli.Txn(ctx).If(
+		clientv3.Compare(clientv3.ModRevision(c.tableKey(name)), "=", rev),
+		clientv3.Compare(clientv3.ModRevision(c.nextTableIDKey()), "=", idResp.Kvs[0].ModRevision),
+	).Then(ops...).Commit()
+	if err != nil {
+		return t, nil, fmt.Errorf("meta: truncate %s: %w", name, err)
+	}
+	if !resp.Succeeded {
+		return t, nil, fmt.Errorf("%w: truncating %s", ErrConcurrentChange, name)
+	}
+	return t, regions, nil
+}
+
+// SetEnabled enables or disables a table: its state and its regions'
+// offline flags change in one transaction, so region servers close (or
+// reopen) them. A disabled region keeps its server, where its data is.
+func (c *Catalog) SetEnabled(ctx context.Context, name TableName, enabled bool) (Table, error) {
+	t, rev, err := c.getTable(ctx, name)
+	if err != nil {
+		return t, err
+	}
+	switch {
+	case enabled && t.State == TableEnabled:
+		return t, fmt.Errorf("%w: %s is already enabled", ErrTableNotDisabled, name)
+	case !enabled && t.State == TableDisabled:
+		return t, fmt.Errorf("%w: %s is already disabled", ErrTableNotEnabled, name)
+	}
+	regions, err := c.TableRegions(ctx, t.ID)
+	if err != nil {
+		return t, err
+	}
+	t.State = TableDisabled
+	if enabled {
+		t.State = TableEnabled
+	}
+	op, err := putJSON(c.tableKey(name), t)
+	if err != nil {
+		return t, err
+	}
+	ops := []clientv3.Op{op}
+	for i := range regions {
+		if regions[i].Split {
+			continue
+		}
+		regions[i].Offline = !enabled
+		op, err := putJSON(c.RegionKey(&regions[i]), regions[i])
+		if err != nil {
+			return t, err
+		}
+		ops = append(ops, op)
+	}
+	resp, err := c.cli.Txn(ctx).If(clientv3.Compare(clientv3.ModRevision(c.tableKey(name)), "=", rev)).Then(ops...).Commit()
+	if err != nil {
+		return t, fmt.Errorf("meta: set %s enabled=%v: %w", name, enabled, err)
+	}
+	if !resp.Succeeded {
+		return t, fmt.Errorf("%w: %s", ErrConcurrentChange, name)
+	}
+	return t, nil
 }

@@ -278,3 +278,38 @@ func (st *getState) release() {
 	st.rr.pointRead = false
 	getStatePool.Put(st)
 }
+
+// Replace atomically replaces the region's whole contents by the cells of
+// puts (which need explicit timestamps): readers see the old contents or
+// the new, never a mix. Materialised views (hbase:meta) use it.
+func (r *Region) Replace(ctx context.Context, puts []Mutation) error {
+	if err := r.enter(); err != nil {
+		return err
+	}
+	defer r.gate.RUnlock()
+	for i := range puts {
+		if puts[i].Type != MutationPut {
+			return invalidf("replace takes puts only")
+		}
+		if err := r.ValidateMutation(&puts[i]); err != nil {
+			return err
+		}
+		for _, c := range puts[i].Cells {
+			if c.Timestamp == cell.LatestTimestamp {
+				return invalidf("replace needs explicit timestamps")
+			}
+		}
+	}
+	b := r.engine.NewBatch()
+	defer b.Close()
+	if err := b.DeleteRange(r.lower, r.upper); err != nil {
+		return err
+	}
+	var wb writeBuf
+	for i := range puts {
+		if err := r.addMutation(ctx, b, &wb, &puts[i]); err != nil {
+			return err
+		}
+	}
+	return r.commit(b, SyncWAL)
+}

@@ -99,3 +99,19 @@ func TestDescriptorValidate(t *testing.T) {
 		t.Errorf("duplicate family: %v", err)
 	}
 }
+
+func TestReplace(t *testing.T) {
+	ctx := context.Background()
+	r, _ := openTestRegion(t)
+	mustMutate(t, r, put("a", "f1", "q", 1, "old"), put("b", "f1", "q", 1, "old"))
+	if err := r.Replace(ctx, []Mutation{put("b", "f1", "q", 2, "new"), put("c", "f1", "q", 2, "new")}); err != nil {
+		t.Fatal(err)
+	}
+	got := fmtCells(scanAll(t, r, Scan{}))
+	if got != "b/f1:q/2/Put=new\nc/f1:q/2/Put=new\n" {
+		t.Fatalf("after replace:\n%s", got)
+	}
+	if err := r.Replace(ctx, []Mutation{put("x", "f1", "q", cell.LatestTimestamp, "v")}); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("server timestamp in replace: %v", err)
+	}
+}
