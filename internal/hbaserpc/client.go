@@ -198,6 +198,9 @@ func (c *ClientConn) Call(ctx context.Context, method string, req proto.Message,
 		return nil, err
 	}
 	hdr.CallId = proto.Uint32(id)
+	if req == nil {
+		req = emptyMsg
+	}
 	fb := getFrameBuf()
 	if fb.b, err = appendFrame(fb.b, hdr, req, reqCells); err != nil {
 		putFrameBuf(fb)
