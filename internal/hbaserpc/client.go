@@ -174,12 +174,12 @@ func (c *ClientConn) fail(err error) {
 }
 
 // Call sends one request and waits for its response. req is the request
-// message, reqCells (connection with cellblocks only) go in the request
-// cellblock; the response message is unmarshalled into resp (nil skips it)
-// and the response cellblock is returned (its cells alias a buffer owned by
-// the caller). A server exception comes back as *Error. ctx's deadline is
-// sent as the call's timeout; cancelling ctx abandons the call (the server
-// may still run it).
+// message (nil sends an empty one); reqCells, allowed only on a connection
+// with cellblocks, go in the request cellblock. The response message is
+// unmarshalled into resp (nil skips it) and the response cellblock is
+// returned; its cells alias a buffer that belongs to the caller. A server
+// exception comes back as *Error. ctx's deadline is sent as the call's
+// timeout; cancelling ctx abandons the call (the server may still run it).
 func (c *ClientConn) Call(ctx context.Context, method string, req proto.Message, reqCells []cell.Cell, resp proto.Message) ([]cell.Cell, error) {
 	if len(reqCells) > 0 && !c.codec {
 		return nil, errors.New("hbaserpc: request cells on a connection without cellblocks")
