@@ -1,0 +1,403 @@
+package hbaserpc
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/weirdb/weir/internal/cell"
+	"github.com/weirdb/weir/internal/hbasepb"
+	"google.golang.org/protobuf/proto"
+)
+
+// ErrClosed is returned by calls on a ClientConn that Close has closed.
+var ErrClosed = errors.New("hbaserpc: connection closed")
+
+// DialOptions configures a client connection.
+type DialOptions struct {
+	// User is sent as the effective user (SIMPLE auth); "" sends no
+	// user_info.
+	User string
+	// Service is the ConnectionHeader service_name, e.g. "ClientService",
+	// "MasterService", "AdminService", "ClientMetaService". Required.
+	Service string
+	// DisableCellBlocks negotiates no cell codec: calls then carry cells
+	// only inside protobuf messages. By default the connection negotiates
+	// KeyValueCodec.
+	DisableCellBlocks bool
+	// DialTimeout bounds connecting and sending the connection header, on
+	// top of ctx. Default 10s.
+	DialTimeout time.Duration
+	// MaxResponseSize is the largest response frame accepted, in bytes; a
+	// bigger one breaks the connection. Default 256 MiB.
+	MaxResponseSize int
+}
+
+// ClientConn is one HBase RPC connection. Calls are pipelined: any number
+// of goroutines may call concurrently; responses are matched by call id.
+//
+// Goroutines: one reader, one writer (which batches requests, flushing when
+// its queue runs dry). Both end on Close or when the connection breaks.
+type ClientConn struct {
+	nc      net.Conn
+	addr    string
+	codec   bool
+	maxResp int
+
+	out    chan *frameBuf // encoded requests for the writer
+	closed chan struct{}  // closed once the connection is broken or closed
+	wg     sync.WaitGroup // reader and writer
+
+	mu struct {
+		sync.Mutex
+		nextID  uint32
+		pending map[uint32]chan<- clientResult // calls awaiting a response
+		err     error                          // why the connection ended; nil while usable
+	}
+}
+
+type clientResult struct {
+	hdr  *hbasepb.ResponseHeader
+	body []byte // after the header: delimited message and cellblock
+	err  error
+}
+
+// Dial connects to addr and sends the preamble and ConnectionHeader. ctx
+// bounds only the dial and handshake.
+func Dial(ctx context.Context, addr string, o DialOptions) (*ClientConn, error) {
+	if o.Service == "" {
+		return nil, errors.New("hbaserpc: DialOptions.Service is empty")
+	}
+	if o.DialTimeout <= 0 {
+		o.DialTimeout = 10 * time.Second
+	}
+	if o.MaxResponseSize <= 0 {
+		o.MaxResponseSize = defaultMaxResponseSize
+	}
+	nc, err := dial(ctx, addr, o.DialTimeout)
+	if err != nil {
+		return nil, err
+	}
+	h := &hbasepb.ConnectionHeader{ServiceName: proto.String(o.Service)}
+	if o.User != "" {
+		h.UserInfo = &hbasepb.UserInformation{EffectiveUser: proto.String(o.User)}
+	}
+	if !o.DisableCellBlocks {
+		h.CellBlockCodecClass = proto.String(KeyValueCodec)
+	}
+	hb, err := proto.Marshal(h)
+	if err != nil {
+		_ = nc.Close()
+		return nil, fmt.Errorf("hbaserpc: marshalling connection header: %w", err)
+	}
+	b := make([]byte, 0, preambleLength+4+len(hb))
+	b = append(b, preambleMagic...)
+	b = append(b, rpcVersion, authSimple)
+	b = binary.BigEndian.AppendUint32(b, uint32(len(hb)))
+	b = append(b, hb...)
+	if _, err := nc.Write(b); err != nil {
+		_ = nc.Close()
+		return nil, fmt.Errorf("hbaserpc: sending connection header to %s: %w", addr, err)
+	}
+	_ = nc.SetDeadline(time.Time{})
+
+	c := &ClientConn{
+		nc:      nc,
+		addr:    addr,
+		codec:   !o.DisableCellBlocks,
+		maxResp: o.MaxResponseSize,
+		out:     make(chan *frameBuf, 256),
+		closed:  make(chan struct{}),
+	}
+	c.mu.pending = make(map[uint32]chan<- clientResult)
+	c.wg.Add(2)
+	go c.readLoop()
+	go c.writeLoop()
+	return c, nil
+}
+
+// dial connects and sets a deadline for the handshake.
+func dial(ctx context.Context, addr string, timeout time.Duration) (net.Conn, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var d net.Dialer
+	nc, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("hbaserpc: dialing %s: %w", addr, err)
+	}
+	dl, _ := ctx.Deadline()
+	_ = nc.SetDeadline(dl)
+	return nc, nil
+}
+
+// Err returns nil while the connection is usable, else why it is not.
+func (c *ClientConn) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.mu.err
+}
+
+// Close closes the connection; calls in flight fail with ErrClosed. It
+// waits for the connection's goroutines.
+func (c *ClientConn) Close() error {
+	c.fail(ErrClosed)
+	c.wg.Wait()
+	return nil
+}
+
+// fail ends the connection with err (the first error wins) and fails every
+// pending call.
+func (c *ClientConn) fail(err error) {
+	c.mu.Lock()
+	if c.mu.err != nil {
+		c.mu.Unlock()
+		return
+	}
+	if !errors.Is(err, ErrClosed) {
+		err = fmt.Errorf("hbaserpc: connection to %s broken: %w", c.addr, err)
+	}
+	c.mu.err = err
+	pending := c.mu.pending
+	c.mu.pending = nil
+	c.mu.Unlock()
+	close(c.closed)
+	_ = c.nc.Close()
+	for _, ch := range pending {
+		ch <- clientResult{err: err}
+	}
+}
+
+// Call sends one request and waits for its response. req is the request
+// message (nil sends an empty one); reqCells, allowed only on a connection
+// with cellblocks, go in the request cellblock. The response message is
+// unmarshalled into resp (nil skips it) and the response cellblock is
+// returned; its cells alias a buffer that belongs to the caller. A server
+// exception comes back as *Error. ctx's deadline is sent as the call's
+// timeout; cancelling ctx abandons the call (the server may still run it).
+func (c *ClientConn) Call(ctx context.Context, method string, req proto.Message, reqCells []cell.Cell, resp proto.Message) ([]cell.Cell, error) {
+	if len(reqCells) > 0 && !c.codec {
+		return nil, errors.New("hbaserpc: request cells on a connection without cellblocks")
+	}
+	hdr := &hbasepb.RequestHeader{MethodName: proto.String(method), RequestParam: proto.Bool(true)}
+	if dl, ok := ctx.Deadline(); ok {
+		ms := time.Until(dl).Milliseconds()
+		if ms <= 0 {
+			return nil, context.DeadlineExceeded
+		}
+		hdr.Timeout = proto.Uint32(uint32(min(ms, int64(^uint32(0)>>1))))
+	}
+	ch := make(chan clientResult, 1)
+	id, err := c.register(ch)
+	if err != nil {
+		return nil, err
+	}
+	hdr.CallId = proto.Uint32(id)
+	if req == nil {
+		req = emptyMsg
+	}
+	fb := getFrameBuf()
+	if fb.b, err = appendFrame(fb.b, hdr, req, reqCells); err != nil {
+		putFrameBuf(fb)
+		c.unregister(id)
+		return nil, fmt.Errorf("hbaserpc: encoding %s request: %w", method, err)
+	}
+	select {
+	case c.out <- fb:
+	case <-ctx.Done():
+		putFrameBuf(fb)
+		c.unregister(id)
+		return nil, ctx.Err()
+	case <-c.closed:
+		putFrameBuf(fb)
+		return nil, c.Err()
+	}
+	var r clientResult
+	select {
+	case r = <-ch:
+	case <-ctx.Done():
+		c.unregister(id)
+		return nil, ctx.Err()
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	return decodeResponse(r.hdr, r.body, resp)
+}
+
+func (c *ClientConn) register(ch chan<- clientResult) (uint32, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.mu.err != nil {
+		return 0, c.mu.err
+	}
+	for {
+		id := c.mu.nextID
+		c.mu.nextID++
+		if id == connectionLevelCallID {
+			continue
+		}
+		if _, busy := c.mu.pending[id]; busy { // after 2^32 calls
+			continue
+		}
+		c.mu.pending[id] = ch
+		return id, nil
+	}
+}
+
+func (c *ClientConn) unregister(id uint32) {
+	c.mu.Lock()
+	delete(c.mu.pending, id)
+	c.mu.Unlock()
+}
+
+// decodeResponse decodes what follows a response header.
+func decodeResponse(hdr *hbasepb.ResponseHeader, body []byte, resp proto.Message) ([]cell.Cell, error) {
+	if exc := hdr.GetException(); exc != nil {
+		return nil, remoteError(exc)
+	}
+	mb, rest, err := consumeDelimited(body)
+	if err != nil {
+		return nil, fmt.Errorf("hbaserpc: response message: %w", err)
+	}
+	if resp != nil {
+		if err := proto.Unmarshal(mb, resp); err != nil {
+			return nil, fmt.Errorf("hbaserpc: unmarshalling %s: %w", resp.ProtoReflect().Descriptor().FullName(), err)
+		}
+	}
+	if n := hdr.GetCellBlockMeta().GetLength(); uint64(len(rest)) != uint64(n) {
+		return nil, fmt.Errorf("%w: %d bytes after the response message, cell_block_meta says %d", errMalformed, len(rest), n)
+	}
+	if len(rest) == 0 {
+		return nil, nil
+	}
+	return DecodeCellBlock(rest, 0)
+}
+
+func remoteError(exc *hbasepb.ExceptionResponse) *Error {
+	return &Error{
+		Class:      exc.GetExceptionClassName(),
+		Message:    exc.GetStackTrace(),
+		DoNotRetry: exc.GetDoNotRetry(),
+		Hostname:   exc.GetHostname(),
+		Port:       exc.GetPort(),
+	}
+}
+
+// readResponseHeader splits a response frame into its header and the rest.
+func readResponseHeader(frame []byte) (*hbasepb.ResponseHeader, []byte, error) {
+	hb, rest, err := consumeDelimited(frame)
+	if err != nil {
+		return nil, nil, fmt.Errorf("response header: %w", err)
+	}
+	h := &hbasepb.ResponseHeader{}
+	if err := unmarshalPartial.Unmarshal(hb, h); err != nil {
+		return nil, nil, fmt.Errorf("%w: response header: %v", errMalformed, err)
+	}
+	return h, rest, nil
+}
+
+func (c *ClientConn) readLoop() {
+	defer c.wg.Done()
+	br := newReader(c.nc)
+	for {
+		frame, err := readFrame(br, c.maxResp)
+		if err != nil {
+			c.fail(err)
+			return
+		}
+		hdr, body, err := readResponseHeader(frame)
+		if err != nil {
+			c.fail(err)
+			return
+		}
+		id := hdr.GetCallId()
+		if exc := hdr.GetException(); exc != nil {
+			if e := remoteError(exc); id == connectionLevelCallID || e.IsFatal() {
+				c.fail(e)
+				return
+			}
+		}
+		c.mu.Lock()
+		ch := c.mu.pending[id]
+		delete(c.mu.pending, id)
+		c.mu.Unlock()
+		if ch != nil { // nil: an abandoned call
+			ch <- clientResult{hdr: hdr, body: body}
+		}
+	}
+}
+
+func (c *ClientConn) writeLoop() {
+	defer c.wg.Done()
+	bw := bufio.NewWriterSize(c.nc, writeBufferSize)
+	for {
+		select {
+		case fb := <-c.out:
+			_, err := bw.Write(fb.b)
+			putFrameBuf(fb)
+			if err == nil && len(c.out) == 0 {
+				err = bw.Flush()
+			}
+			if err != nil {
+				c.fail(err)
+				return
+			}
+		case <-c.closed:
+			return
+		}
+	}
+}
+
+// FetchClusterID performs the "Regist" preamble exchange (HBase 2.6's
+// ClusterIdFetcher): it sends only the 6-byte preamble and reads one framed
+// GetConnectionRegistryResponse. A server predating it answers with a
+// FatalConnectionException whose message starts "Expected HEADER="; that
+// comes back as an *Error (see IsUnexpectedPreamble).
+func FetchClusterID(ctx context.Context, addr string) (string, error) {
+	nc, err := dial(ctx, addr, 10*time.Second)
+	if err != nil {
+		return "", err
+	}
+	defer nc.Close()
+	stop := context.AfterFunc(ctx, func() { _ = nc.Close() })
+	defer stop()
+	if _, err := nc.Write(registryPreamble); err != nil {
+		return "", fmt.Errorf("hbaserpc: sending registry preamble to %s: %w", addr, err)
+	}
+	frame, err := readFrame(newReader(nc), maxConnHeaderSize)
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		return "", fmt.Errorf("hbaserpc: reading registry response from %s: %w", addr, err)
+	}
+	hdr, body, err := readResponseHeader(frame)
+	if err != nil {
+		return "", err
+	}
+	if exc := hdr.GetException(); exc != nil {
+		return "", remoteError(exc)
+	}
+	mb, _, err := consumeDelimited(body)
+	if err != nil {
+		return "", fmt.Errorf("hbaserpc: registry response: %w", err)
+	}
+	var resp hbasepb.GetConnectionRegistryResponse
+	if err := proto.Unmarshal(mb, &resp); err != nil {
+		return "", fmt.Errorf("hbaserpc: registry response: %w", err)
+	}
+	return resp.GetClusterId(), nil
+}
+
+// IsUnexpectedPreamble reports whether err is an old server's answer to the
+// "Regist" preamble, which HBase's client treats as "no cluster id".
+func IsUnexpectedPreamble(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Class == FatalConnection && strings.HasPrefix(e.Message, unexpectedPreamblePrefix)
+}

@@ -1,0 +1,441 @@
+package hbaserpc
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/weirdb/weir/internal/hbasepb"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/emptypb"
+)
+
+// conn is one server-side connection.
+//
+// Its reader goroutine (run) reads the preamble and header, then frames; it
+// starts one goroutine per call. Every outstanding call holds one of the
+// connection's slots from before its frame is read until its response has
+// been written, so at most MaxConcurrentCallsPerConn request frames and
+// responses are in memory per connection, and the reader stops reading when
+// the slots are used up. One writer goroutine writes responses in completion
+// order, flushing when its queue runs dry.
+type conn struct {
+	s      *Server
+	cfg    *ServerConfig
+	log    *slog.Logger
+	nc     net.Conn
+	br     *bufio.Reader
+	remote net.Addr
+
+	ctx    context.Context // cancelled when the connection ends
+	cancel context.CancelFunc
+
+	// Set by the handshake, read-only afterwards.
+	service string
+	handler Handler
+	user    string
+	codec   bool
+
+	slots chan struct{}  // semaphore: send to acquire, receive to release
+	out   chan *frameBuf // responses for the writer; each holds a slot
+	calls sync.WaitGroup // call goroutines
+}
+
+func newConn(s *Server, nc net.Conn) *conn {
+	c := &conn{
+		s:      s,
+		cfg:    &s.cfg,
+		nc:     nc,
+		remote: nc.RemoteAddr(),
+		slots:  make(chan struct{}, s.cfg.MaxConcurrentCallsPerConn),
+		out:    make(chan *frameBuf, s.cfg.MaxConcurrentCallsPerConn),
+	}
+	c.log = s.log.With("remote", remoteString(c.remote))
+	c.ctx, c.cancel = context.WithCancel(s.ctx)
+	c.br = newReader(nc)
+	return c
+}
+
+func remoteString(a net.Addr) string {
+	if a == nil {
+		return ""
+	}
+	return a.String()
+}
+
+// run serves the connection until it ends, then tears it down: cancels the
+// calls, waits for them, lets the writer drain and closes the socket.
+func (c *conn) run() {
+	defer c.nc.Close()
+	defer c.cancel()
+	if !c.handshake() {
+		return
+	}
+	writerDone := make(chan struct{})
+	go c.writeLoop(writerDone) // joined below
+	c.readLoop()
+	c.cancel()
+	c.calls.Wait()
+	close(c.out)
+	<-writerDone
+}
+
+// handshake reads the preamble and ConnectionHeader. It answers the
+// "Regist" preamble and fatal errors itself, and reports whether calls
+// follow.
+func (c *conn) handshake() bool {
+	_ = c.nc.SetReadDeadline(time.Now().Add(c.cfg.ReadTimeout))
+	var pre [preambleLength]byte
+	if _, err := io.ReadFull(c.br, pre[:]); err != nil {
+		c.log.Debug("hbaserpc: connection closed before its preamble", "err", err)
+		return false
+	}
+	switch {
+	case bytes.Equal(pre[:], registryPreamble):
+		c.answerRegistry()
+		return false
+	case !bytes.Equal(pre[:4], preambleMagic):
+		c.log.Info("hbaserpc: bad connection preamble", "preamble", toStringBinary(pre[:]))
+		c.writeFatal(FatalConnection, fmt.Sprintf("%s%s but received HEADER=%s from %s",
+			unexpectedPreamblePrefix, preambleMagic, toStringBinary(pre[:4]), remoteString(c.remote)))
+		return false
+	case pre[4] != rpcVersion:
+		msg := fmt.Sprintf("serverVersion=%d, clientVersion=%d, authMethod=%d", rpcVersion, pre[4], pre[5])
+		c.log.Info("hbaserpc: unsupported RPC version", "detail", msg)
+		c.writeFatal(WrongVersion, msg)
+		return false
+	case pre[5] != authSimple:
+		msg := fmt.Sprintf("serverVersion=%d, clientVersion=%d, authMethod=%d: only SIMPLE authentication (%d) is supported",
+			rpcVersion, pre[4], pre[5], authSimple)
+		c.log.Info("hbaserpc: unsupported auth method", "auth", pre[5])
+		c.writeFatal(BadAuth, msg)
+		return false
+	}
+
+	n, err := readFrameLen(c.br, min(maxConnHeaderSize, c.cfg.MaxRequestSize))
+	if err != nil {
+		if tb := (*errFrameTooBig)(nil); errors.As(err, &tb) {
+			c.writeFatal(FatalConnection, fmt.Sprintf("connection header of %d bytes exceeds the limit of %d bytes", tb.size, tb.limit))
+		}
+		c.log.Info("hbaserpc: reading connection header", "err", err)
+		return false
+	}
+	b, err := readFull(c.br, n)
+	if err != nil {
+		c.log.Info("hbaserpc: reading connection header", "err", err)
+		return false
+	}
+	h := &hbasepb.ConnectionHeader{}
+	if err := unmarshalPartial.Unmarshal(b, h); err != nil {
+		c.log.Info("hbaserpc: malformed connection header", "err", err)
+		c.writeFatal(FatalConnection, "malformed connection header: "+err.Error())
+		return false
+	}
+	c.service = h.GetServiceName()
+	c.handler = c.cfg.Services[c.service]
+	if c.handler == nil {
+		c.log.Info("hbaserpc: unknown service", "service", c.service)
+		c.writeFatal(UnknownService, "Unknown service name "+c.service)
+		return false
+	}
+	switch codec := h.GetCellBlockCodecClass(); codec {
+	case "":
+	case c.cfg.CodecClass:
+		c.codec = true
+	default:
+		c.writeFatal(UnsupportedCellCodec, "Unsupported cell block codec "+codec)
+		return false
+	}
+	if comp := h.GetCellBlockCompressorClass(); comp != "" {
+		c.writeFatal(UnsupportedCompressionCodec, "Unsupported cell block compressor "+comp)
+		return false
+	}
+	c.user = h.GetUserInfo().GetEffectiveUser()
+	c.log = c.log.With("service", c.service, "user", c.user)
+	return true
+}
+
+// answerRegistry answers the "Regist" preamble with the cluster id.
+func (c *conn) answerRegistry() {
+	if c.cfg.ClusterID == nil {
+		c.writeFatal(FatalConnection, fmt.Sprintf("%s%s but received HEADER=%s", unexpectedPreamblePrefix, preambleMagic, registryPreamble))
+		return
+	}
+	hdr := &hbasepb.ResponseHeader{CallId: proto.Uint32(connectionLevelCallID)}
+	msg := &hbasepb.GetConnectionRegistryResponse{ClusterId: proto.String(c.cfg.ClusterID())}
+	b, err := appendFrame(nil, hdr, msg, nil)
+	if err != nil {
+		c.log.Error("hbaserpc: encoding registry response", "err", err)
+		return
+	}
+	c.writeDirect(b)
+}
+
+// writeFatal sends a connection-level exception (call id 0xFFFFFFFF) before
+// the writer goroutine exists.
+func (c *conn) writeFatal(class, msg string) {
+	b, err := appendFrame(nil, c.exceptionHeader(connectionLevelCallID, &Error{Class: class, Message: msg, DoNotRetry: true}), nil, nil)
+	if err != nil {
+		c.log.Error("hbaserpc: encoding fatal exception", "err", err)
+		return
+	}
+	c.writeDirect(b)
+}
+
+func (c *conn) writeDirect(b []byte) {
+	_ = c.nc.SetWriteDeadline(time.Now().Add(c.cfg.WriteTimeout))
+	if _, err := c.nc.Write(b); err != nil {
+		c.log.Debug("hbaserpc: writing to connection", "err", err)
+	}
+}
+
+func (c *conn) exceptionHeader(id uint32, e *Error) *hbasepb.ResponseHeader {
+	return &hbasepb.ResponseHeader{CallId: proto.Uint32(id), Exception: c.s.exception(e)}
+}
+
+// readLoop reads request frames until the connection ends or must be
+// closed.
+func (c *conn) readLoop() {
+	for {
+		select {
+		case c.slots <- struct{}{}:
+		case <-c.ctx.Done():
+			return
+		}
+		frame, err := c.readRequestFrame()
+		if err != nil {
+			var tb *errFrameTooBig
+			if errors.As(err, &tb) {
+				c.refuseTooBig(tb) // passes the slot on
+				return
+			}
+			<-c.slots
+			if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
+				c.log.Info("hbaserpc: reading request", "err", err)
+			}
+			return
+		}
+		if !c.dispatch(frame) {
+			return
+		}
+	}
+}
+
+// readRequestFrame reads one request frame. While waiting for its first
+// byte it allows IdleTimeout, extended while calls are outstanding; once the
+// frame has started the rest must come within ReadTimeout.
+func (c *conn) readRequestFrame() ([]byte, error) {
+	var lb [4]byte
+	for {
+		_ = c.nc.SetReadDeadline(time.Now().Add(c.cfg.IdleTimeout))
+		n, err := io.ReadFull(c.br, lb[:1])
+		if err == nil {
+			break
+		}
+		if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() && n == 0 && len(c.slots) > 1 {
+			continue // not idle: calls are outstanding
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			c.log.Debug("hbaserpc: closing idle connection")
+		}
+		return nil, err
+	}
+	_ = c.nc.SetReadDeadline(time.Now().Add(c.cfg.ReadTimeout))
+	if _, err := io.ReadFull(c.br, lb[1:]); err != nil {
+		return nil, noEOF(err)
+	}
+	n, err := frameLen(lb, c.cfg.MaxRequestSize)
+	if err != nil {
+		return nil, err
+	}
+	return readFull(c.br, n)
+}
+
+// refuseTooBig answers a frame whose length exceeds MaxRequestSize without
+// reading its body. If the request header has already arrived (it usually
+// comes in the same packet as the length) the answer is a
+// RequestTooBigException for that call, as HBase's server sends; otherwise a
+// connection-level FatalConnectionException. The connection is closed after.
+func (c *conn) refuseTooBig(tb *errFrameTooBig) {
+	msg := fmt.Sprintf("RPC data length of %d received from %s is greater than max allowed %d. "+
+		"Set \"hbase.ipc.max.request.size\" on server to override this limit (not recommended)",
+		tb.size, remoteString(c.remote), tb.limit)
+	c.log.Info("hbaserpc: refusing oversized request", "size", tb.size, "limit", tb.limit)
+	e := &Error{Class: FatalConnection, Message: msg, DoNotRetry: true}
+	id := uint32(connectionLevelCallID)
+	if buf, err := c.br.Peek(c.br.Buffered()); err == nil {
+		if h, _, err := parseRequestHeader(buf); err == nil {
+			id = h.GetCallId()
+			e.Class = RequestTooBig
+		}
+	}
+	c.enqueueError(id, e)
+}
+
+// enqueueError queues an exception response; the caller's slot goes with it.
+func (c *conn) enqueueError(id uint32, e *Error) {
+	fb := getFrameBuf()
+	var err error
+	if fb.b, err = appendFrame(fb.b, c.exceptionHeader(id, e), nil, nil); err != nil {
+		c.log.Error("hbaserpc: encoding exception", "err", err)
+		fb.b = fb.b[:0]
+	}
+	c.out <- fb
+}
+
+// dispatch starts serving one request frame; the caller's slot goes with
+// it. It reports whether the connection can go on.
+func (c *conn) dispatch(frame []byte) bool {
+	received := time.Now()
+	h, rest, err := parseRequestHeader(frame)
+	if err != nil {
+		c.log.Info("hbaserpc: malformed request; closing connection", "err", err)
+		c.enqueueError(connectionLevelCallID, &Error{Class: FatalConnection, Message: err.Error(), DoNotRetry: true})
+		return false
+	}
+	id := h.GetCallId()
+	param, cb, err := splitRequestBody(h, rest)
+	if err != nil {
+		c.log.Info("hbaserpc: malformed request", "call", id, "method", h.GetMethodName(), "err", err)
+		c.enqueueError(id, &Error{Class: DoNotRetryIOException, Message: err.Error(), DoNotRetry: true})
+		return true
+	}
+	call := &Call{
+		ID:         id,
+		Service:    c.service,
+		Method:     h.GetMethodName(),
+		Header:     h,
+		Param:      param,
+		User:       c.user,
+		Remote:     c.remote,
+		CellBlocks: c.codec,
+	}
+	if len(cb) > 0 {
+		if !c.codec {
+			c.enqueueError(id, &Error{Class: DoNotRetryIOException, DoNotRetry: true,
+				Message: "request carries a cellblock but the connection negotiated no cell codec"})
+			return true
+		}
+		if call.Cells, err = DecodeCellBlock(cb, c.cfg.MaxCellsPerRequest); err != nil {
+			c.log.Info("hbaserpc: malformed request cellblock", "call", id, "method", call.Method, "err", err)
+			c.enqueueError(id, &Error{Class: DoNotRetryIOException, Message: err.Error(), DoNotRetry: true})
+			return true
+		}
+	}
+	if t := h.GetTimeout(); t > 0 {
+		call.Deadline = received.Add(time.Duration(t) * time.Millisecond)
+	}
+	c.calls.Add(1)
+	go c.serveCall(call) // joined by run via c.calls
+	return true
+}
+
+var emptyMsg = &emptypb.Empty{}
+
+// serveCall runs the handler and queues its response.
+func (c *conn) serveCall(call *Call) {
+	defer c.calls.Done()
+	resp, err := c.invoke(call)
+	fb := getFrameBuf()
+	if err == nil {
+		if len(resp.Cells) > 0 && !call.CellBlocks {
+			err = &Error{Class: DoNotRetryIOException, DoNotRetry: true,
+				Message: "server error: response cells on a connection without cellblocks"}
+			c.log.Error("hbaserpc: handler returned cells on a connection without a codec", "method", call.Method)
+		} else {
+			msg := resp.Msg
+			if msg == nil {
+				msg = emptyMsg
+			}
+			hdr := &hbasepb.ResponseHeader{CallId: proto.Uint32(call.ID)}
+			fb.b, err = appendFrame(fb.b, hdr, msg, resp.Cells)
+			if err != nil {
+				c.log.Error("hbaserpc: encoding response", "method", call.Method, "err", err)
+				err = DoNotRetry(fmt.Errorf("server error encoding the response: %w", err))
+			}
+		}
+	}
+	if err != nil {
+		fb.b, err = appendFrame(fb.b[:0], c.exceptionHeader(call.ID, toError(err)), nil, nil)
+		if err != nil {
+			c.log.Error("hbaserpc: encoding exception", "err", err)
+			fb.b = fb.b[:0]
+		}
+	}
+	c.out <- fb
+}
+
+// invoke calls the handler, turning a panic into an error.
+func (c *conn) invoke(call *Call) (resp Response, err error) {
+	ctx := c.ctx
+	if !call.Deadline.IsZero() {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, call.Deadline)
+		defer cancel()
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			c.log.Error("hbaserpc: handler panicked", "method", call.Method, "call", call.ID,
+				"panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			resp = Response{}
+			err = &Error{Class: DoNotRetryIOException, DoNotRetry: true,
+				Message: fmt.Sprintf("server error serving %s: %v", call.Method, r)}
+		}
+	}()
+	return c.handler.Serve(ctx, call)
+}
+
+// writeLoop writes queued responses, flushing whenever the queue is empty.
+// After a write error it keeps draining (releasing slots) until run closes
+// the queue.
+func (c *conn) writeLoop(done chan<- struct{}) {
+	defer close(done)
+	bw := bufio.NewWriterSize(c.nc, writeBufferSize)
+	var werr error
+	for fb := range c.out {
+		if werr == nil && len(fb.b) > 0 {
+			if bw.Buffered() == 0 {
+				_ = c.nc.SetWriteDeadline(time.Now().Add(c.cfg.WriteTimeout))
+			}
+			_, werr = bw.Write(fb.b)
+		}
+		putFrameBuf(fb)
+		<-c.slots
+		if werr == nil && len(c.out) == 0 && bw.Buffered() > 0 {
+			werr = bw.Flush()
+		}
+		if werr != nil && bw != nil {
+			c.log.Debug("hbaserpc: writing responses", "err", werr)
+			bw = nil
+			c.cancel()
+			_ = c.nc.Close() // unblocks the reader
+		}
+	}
+	if werr == nil {
+		_ = bw.Flush()
+	}
+}
+
+// toStringBinary renders bytes as HBase's Bytes.toStringBinary does:
+// printable ASCII as is, everything else as \xHH.
+func toStringBinary(b []byte) string {
+	var sb strings.Builder
+	for _, ch := range b {
+		if ch >= ' ' && ch <= '~' && ch != '\\' {
+			sb.WriteByte(ch)
+		} else {
+			fmt.Fprintf(&sb, "\\x%02X", ch)
+		}
+	}
+	return sb.String()
+}
