@@ -1,10 +1,7 @@
 package io.weir.conformance;
 
-import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.PrintWriter;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
@@ -14,7 +11,6 @@ import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -22,7 +18,7 @@ import java.util.stream.Stream;
  * One Weir standalone process, started as a child of the test JVM:
  * {@code weir standalone --data DIR --bind 127.0.0.1 --port M --regionserver-port R --etcd-port E}.
  * Ready when stdout shows a line starting with {@value #READY_PREFIX}; stopped with SIGTERM.
- * Its stdout and stderr go to target/weir-logs/NAME.log.
+ * Its stdout and stderr go to target/weir-logs/NAME.log (kept after the run).
  */
 final class WeirServer implements AutoCloseable {
   static final String READY_PREFIX = "Weir standalone is ready";
@@ -95,39 +91,21 @@ final class WeirServer implements AutoCloseable {
         "--port", Integer.toString(ports[0]),
         "--regionserver-port", Integer.toString(ports[1]),
         "--etcd-port", Integer.toString(ports[2]));
+    // Output goes straight to the log file (not through a pipe), so nothing Weir prints while
+    // shutting down is lost when Process.destroy() closes the pipes.
+    Files.writeString(logFile, "# " + String.join(" ", cmd) + "\n", StandardCharsets.UTF_8);
     ProcessBuilder pb = new ProcessBuilder(cmd);
     pb.redirectErrorStream(true);
+    pb.redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
+    pb.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
     pb.directory(dataDir.toFile());
     Process p = pb.start();
-
-    CountDownLatch ready = new CountDownLatch(1);
-    PrintWriter log = new PrintWriter(Files.newBufferedWriter(logFile, StandardCharsets.UTF_8), true);
-    log.println("# " + String.join(" ", cmd));
-    Thread pump = new Thread(() -> {
-      try (BufferedReader r = new BufferedReader(
-          new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-        String line;
-        while ((line = r.readLine()) != null) {
-          log.println(line);
-          if (line.startsWith(READY_PREFIX)) {
-            ready.countDown();
-          }
-        }
-      } catch (IOException e) {
-        log.println("# output pump: " + e);
-      } finally {
-        log.close();
-      }
-    }, "weir-output-" + name);
-    pump.setDaemon(true);
-    pump.start();
 
     WeirServer server = new WeirServer(p, ports[0], ports[1], ports[2], dataDir, logFile);
     long timeoutSeconds = Long.getLong("weir.startTimeoutSeconds", 60);
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
-    while (!ready.await(100, TimeUnit.MILLISECONDS)) {
+    while (!logHasReadyLine(logFile)) {
       if (!p.isAlive()) {
-        pump.join(2000);
         server.deleteDataDir();
         throw new IllegalStateException("weir exited with status " + p.exitValue()
             + " before printing '" + READY_PREFIX + "'; log " + logFile + ":\n" + tail(logFile));
@@ -137,6 +115,7 @@ final class WeirServer implements AutoCloseable {
         throw new IllegalStateException("weir did not print '" + READY_PREFIX + "' within "
             + timeoutSeconds + "s; log " + logFile + ":\n" + tail(logFile));
       }
+      Thread.sleep(50);
     }
     return server;
   }
@@ -174,6 +153,17 @@ final class WeirServer implements AutoCloseable {
     } catch (IOException ignored) {
       // best effort
     }
+  }
+
+  private static boolean logHasReadyLine(Path logFile) throws IOException {
+    // The log may hold partial lines or non-UTF-8 bytes; decode leniently.
+    String text = new String(Files.readAllBytes(logFile), StandardCharsets.UTF_8);
+    for (String line : text.split("\n", -1)) {
+      if (line.startsWith(READY_PREFIX)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   static String tail(Path file) {
