@@ -27,6 +27,10 @@ test: ## unit and integration tests with -race and invariants
 test-short: ## quick tests without the race detector
 	$(GO) test -short $(PKGS)
 
+.PHONY: test-java
+test-java: build ## HBase 2.6.4 Java client conformance tests against bin/weir (needs Java 17 + Maven)
+	mvn -q -f tests/javaclient/pom.xml test -Dweir.binary=$(CURDIR)/$(BIN)/weir
+
 .PHONY: bench
 bench: ## benchmarks (storage and region); BENCH=regexp to narrow
 	$(GO) test -run '^$$' -bench '$(or $(BENCH),.)' -benchmem $(PKGS)
