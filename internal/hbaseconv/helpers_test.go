@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 
@@ -132,4 +131,3 @@ func wantErr(t testing.TB, err error, fragments ...string) {
 	}
 }
 
-var _ = slices.Clone[[]int]
