@@ -130,4 +130,3 @@ func wantErr(t testing.TB, err error, fragments ...string) {
 		}
 	}
 }
-
