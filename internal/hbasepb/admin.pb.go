@@ -6,7 +6,7 @@
 // versions:
 // 	protoc-gen-go v1.36.12
 // 	protoc        v3.21.12
-// source: admin.proto
+// source: weir/hbasepb/admin.proto
 
 package hbasepb
 
@@ -61,11 +61,11 @@ func (x GetRegionInfoResponse_CompactionState) String() string {
 }
 
 func (GetRegionInfoResponse_CompactionState) Descriptor() protoreflect.EnumDescriptor {
-	return file_admin_proto_enumTypes[0].Descriptor()
+	return file_weir_hbasepb_admin_proto_enumTypes[0].Descriptor()
 }
 
 func (GetRegionInfoResponse_CompactionState) Type() protoreflect.EnumType {
-	return &file_admin_proto_enumTypes[0]
+	return &file_weir_hbasepb_admin_proto_enumTypes[0]
 }
 
 func (x GetRegionInfoResponse_CompactionState) Number() protoreflect.EnumNumber {
@@ -84,7 +84,7 @@ func (x *GetRegionInfoResponse_CompactionState) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use GetRegionInfoResponse_CompactionState.Descriptor instead.
 func (GetRegionInfoResponse_CompactionState) EnumDescriptor() ([]byte, []int) {
-	return file_admin_proto_rawDescGZIP(), []int{1, 0}
+	return file_weir_hbasepb_admin_proto_rawDescGZIP(), []int{1, 0}
 }
 
 type GetRegionInfoRequest struct {
@@ -98,7 +98,7 @@ type GetRegionInfoRequest struct {
 
 func (x *GetRegionInfoRequest) Reset() {
 	*x = GetRegionInfoRequest{}
-	mi := &file_admin_proto_msgTypes[0]
+	mi := &file_weir_hbasepb_admin_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -110,7 +110,7 @@ func (x *GetRegionInfoRequest) String() string {
 func (*GetRegionInfoRequest) ProtoMessage() {}
 
 func (x *GetRegionInfoRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_admin_proto_msgTypes[0]
+	mi := &file_weir_hbasepb_admin_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -123,7 +123,7 @@ func (x *GetRegionInfoRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetRegionInfoRequest.ProtoReflect.Descriptor instead.
 func (*GetRegionInfoRequest) Descriptor() ([]byte, []int) {
-	return file_admin_proto_rawDescGZIP(), []int{0}
+	return file_weir_hbasepb_admin_proto_rawDescGZIP(), []int{0}
 }
 
 func (x *GetRegionInfoRequest) GetRegion() *RegionSpecifier {
@@ -161,7 +161,7 @@ type GetRegionInfoResponse struct {
 
 func (x *GetRegionInfoResponse) Reset() {
 	*x = GetRegionInfoResponse{}
-	mi := &file_admin_proto_msgTypes[1]
+	mi := &file_weir_hbasepb_admin_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -173,7 +173,7 @@ func (x *GetRegionInfoResponse) String() string {
 func (*GetRegionInfoResponse) ProtoMessage() {}
 
 func (x *GetRegionInfoResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_admin_proto_msgTypes[1]
+	mi := &file_weir_hbasepb_admin_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -186,7 +186,7 @@ func (x *GetRegionInfoResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetRegionInfoResponse.ProtoReflect.Descriptor instead.
 func (*GetRegionInfoResponse) Descriptor() ([]byte, []int) {
-	return file_admin_proto_rawDescGZIP(), []int{1}
+	return file_weir_hbasepb_admin_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *GetRegionInfoResponse) GetRegionInfo() *RegionInfo {
@@ -234,7 +234,7 @@ type GetStoreFileRequest struct {
 
 func (x *GetStoreFileRequest) Reset() {
 	*x = GetStoreFileRequest{}
-	mi := &file_admin_proto_msgTypes[2]
+	mi := &file_weir_hbasepb_admin_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -246,7 +246,7 @@ func (x *GetStoreFileRequest) String() string {
 func (*GetStoreFileRequest) ProtoMessage() {}
 
 func (x *GetStoreFileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_admin_proto_msgTypes[2]
+	mi := &file_weir_hbasepb_admin_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -259,7 +259,7 @@ func (x *GetStoreFileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetStoreFileRequest.ProtoReflect.Descriptor instead.
 func (*GetStoreFileRequest) Descriptor() ([]byte, []int) {
-	return file_admin_proto_rawDescGZIP(), []int{2}
+	return file_weir_hbasepb_admin_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *GetStoreFileRequest) GetRegion() *RegionSpecifier {
@@ -285,7 +285,7 @@ type GetStoreFileResponse struct {
 
 func (x *GetStoreFileResponse) Reset() {
 	*x = GetStoreFileResponse{}
-	mi := &file_admin_proto_msgTypes[3]
+	mi := &file_weir_hbasepb_admin_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -297,7 +297,7 @@ func (x *GetStoreFileResponse) String() string {
 func (*GetStoreFileResponse) ProtoMessage() {}
 
 func (x *GetStoreFileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_admin_proto_msgTypes[3]
+	mi := &file_weir_hbasepb_admin_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -310,7 +310,7 @@ func (x *GetStoreFileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetStoreFileResponse.ProtoReflect.Descriptor instead.
 func (*GetStoreFileResponse) Descriptor() ([]byte, []int) {
-	return file_admin_proto_rawDescGZIP(), []int{3}
+	return file_weir_hbasepb_admin_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *GetStoreFileResponse) GetStoreFile() []string {
@@ -328,7 +328,7 @@ type GetOnlineRegionRequest struct {
 
 func (x *GetOnlineRegionRequest) Reset() {
 	*x = GetOnlineRegionRequest{}
-	mi := &file_admin_proto_msgTypes[4]
+	mi := &file_weir_hbasepb_admin_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -340,7 +340,7 @@ func (x *GetOnlineRegionRequest) String() string {
 func (*GetOnlineRegionRequest) ProtoMessage() {}
 
 func (x *GetOnlineRegionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_admin_proto_msgTypes[4]
+	mi := &file_weir_hbasepb_admin_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -353,7 +353,7 @@ func (x *GetOnlineRegionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetOnlineRegionRequest.ProtoReflect.Descriptor instead.
 func (*GetOnlineRegionRequest) Descriptor() ([]byte, []int) {
-	return file_admin_proto_rawDescGZIP(), []int{4}
+	return file_weir_hbasepb_admin_proto_rawDescGZIP(), []int{4}
 }
 
 type GetOnlineRegionResponse struct {
@@ -365,7 +365,7 @@ type GetOnlineRegionResponse struct {
 
 func (x *GetOnlineRegionResponse) Reset() {
 	*x = GetOnlineRegionResponse{}
-	mi := &file_admin_proto_msgTypes[5]
+	mi := &file_weir_hbasepb_admin_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -377,7 +377,7 @@ func (x *GetOnlineRegionResponse) String() string {
 func (*GetOnlineRegionResponse) ProtoMessage() {}
 
 func (x *GetOnlineRegionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_admin_proto_msgTypes[5]
+	mi := &file_weir_hbasepb_admin_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -390,7 +390,7 @@ func (x *GetOnlineRegionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetOnlineRegionResponse.ProtoReflect.Descriptor instead.
 func (*GetOnlineRegionResponse) Descriptor() ([]byte, []int) {
-	return file_admin_proto_rawDescGZIP(), []int{5}
+	return file_weir_hbasepb_admin_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *GetOnlineRegionResponse) GetRegionInfo() []*RegionInfo {
@@ -412,7 +412,7 @@ type FlushRegionRequest struct {
 
 func (x *FlushRegionRequest) Reset() {
 	*x = FlushRegionRequest{}
-	mi := &file_admin_proto_msgTypes[6]
+	mi := &file_weir_hbasepb_admin_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -424,7 +424,7 @@ func (x *FlushRegionRequest) String() string {
 func (*FlushRegionRequest) ProtoMessage() {}
 
 func (x *FlushRegionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_admin_proto_msgTypes[6]
+	mi := &file_weir_hbasepb_admin_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -437,7 +437,7 @@ func (x *FlushRegionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FlushRegionRequest.ProtoReflect.Descriptor instead.
 func (*FlushRegionRequest) Descriptor() ([]byte, []int) {
-	return file_admin_proto_rawDescGZIP(), []int{6}
+	return file_weir_hbasepb_admin_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *FlushRegionRequest) GetRegion() *RegionSpecifier {
@@ -479,7 +479,7 @@ type FlushRegionResponse struct {
 
 func (x *FlushRegionResponse) Reset() {
 	*x = FlushRegionResponse{}
-	mi := &file_admin_proto_msgTypes[7]
+	mi := &file_weir_hbasepb_admin_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -491,7 +491,7 @@ func (x *FlushRegionResponse) String() string {
 func (*FlushRegionResponse) ProtoMessage() {}
 
 func (x *FlushRegionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_admin_proto_msgTypes[7]
+	mi := &file_weir_hbasepb_admin_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -504,7 +504,7 @@ func (x *FlushRegionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FlushRegionResponse.ProtoReflect.Descriptor instead.
 func (*FlushRegionResponse) Descriptor() ([]byte, []int) {
-	return file_admin_proto_rawDescGZIP(), []int{7}
+	return file_weir_hbasepb_admin_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *FlushRegionResponse) GetLastFlushTime() uint64 {
@@ -539,7 +539,7 @@ type CompactRegionRequest struct {
 
 func (x *CompactRegionRequest) Reset() {
 	*x = CompactRegionRequest{}
-	mi := &file_admin_proto_msgTypes[8]
+	mi := &file_weir_hbasepb_admin_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -551,7 +551,7 @@ func (x *CompactRegionRequest) String() string {
 func (*CompactRegionRequest) ProtoMessage() {}
 
 func (x *CompactRegionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_admin_proto_msgTypes[8]
+	mi := &file_weir_hbasepb_admin_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -564,7 +564,7 @@ func (x *CompactRegionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompactRegionRequest.ProtoReflect.Descriptor instead.
 func (*CompactRegionRequest) Descriptor() ([]byte, []int) {
-	return file_admin_proto_rawDescGZIP(), []int{8}
+	return file_weir_hbasepb_admin_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *CompactRegionRequest) GetRegion() *RegionSpecifier {
@@ -596,7 +596,7 @@ type CompactRegionResponse struct {
 
 func (x *CompactRegionResponse) Reset() {
 	*x = CompactRegionResponse{}
-	mi := &file_admin_proto_msgTypes[9]
+	mi := &file_weir_hbasepb_admin_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -608,7 +608,7 @@ func (x *CompactRegionResponse) String() string {
 func (*CompactRegionResponse) ProtoMessage() {}
 
 func (x *CompactRegionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_admin_proto_msgTypes[9]
+	mi := &file_weir_hbasepb_admin_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -621,7 +621,7 @@ func (x *CompactRegionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompactRegionResponse.ProtoReflect.Descriptor instead.
 func (*CompactRegionResponse) Descriptor() ([]byte, []int) {
-	return file_admin_proto_rawDescGZIP(), []int{9}
+	return file_weir_hbasepb_admin_proto_rawDescGZIP(), []int{9}
 }
 
 type CompactionSwitchRequest struct {
@@ -633,7 +633,7 @@ type CompactionSwitchRequest struct {
 
 func (x *CompactionSwitchRequest) Reset() {
 	*x = CompactionSwitchRequest{}
-	mi := &file_admin_proto_msgTypes[10]
+	mi := &file_weir_hbasepb_admin_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -645,7 +645,7 @@ func (x *CompactionSwitchRequest) String() string {
 func (*CompactionSwitchRequest) ProtoMessage() {}
 
 func (x *CompactionSwitchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_admin_proto_msgTypes[10]
+	mi := &file_weir_hbasepb_admin_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -658,7 +658,7 @@ func (x *CompactionSwitchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompactionSwitchRequest.ProtoReflect.Descriptor instead.
 func (*CompactionSwitchRequest) Descriptor() ([]byte, []int) {
-	return file_admin_proto_rawDescGZIP(), []int{10}
+	return file_weir_hbasepb_admin_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *CompactionSwitchRequest) GetEnabled() bool {
@@ -677,7 +677,7 @@ type CompactionSwitchResponse struct {
 
 func (x *CompactionSwitchResponse) Reset() {
 	*x = CompactionSwitchResponse{}
-	mi := &file_admin_proto_msgTypes[11]
+	mi := &file_weir_hbasepb_admin_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -689,7 +689,7 @@ func (x *CompactionSwitchResponse) String() string {
 func (*CompactionSwitchResponse) ProtoMessage() {}
 
 func (x *CompactionSwitchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_admin_proto_msgTypes[11]
+	mi := &file_weir_hbasepb_admin_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -702,7 +702,7 @@ func (x *CompactionSwitchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompactionSwitchResponse.ProtoReflect.Descriptor instead.
 func (*CompactionSwitchResponse) Descriptor() ([]byte, []int) {
-	return file_admin_proto_rawDescGZIP(), []int{11}
+	return file_weir_hbasepb_admin_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *CompactionSwitchResponse) GetPrevState() bool {
@@ -720,7 +720,7 @@ type RollWALWriterRequest struct {
 
 func (x *RollWALWriterRequest) Reset() {
 	*x = RollWALWriterRequest{}
-	mi := &file_admin_proto_msgTypes[12]
+	mi := &file_weir_hbasepb_admin_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -732,7 +732,7 @@ func (x *RollWALWriterRequest) String() string {
 func (*RollWALWriterRequest) ProtoMessage() {}
 
 func (x *RollWALWriterRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_admin_proto_msgTypes[12]
+	mi := &file_weir_hbasepb_admin_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -745,7 +745,7 @@ func (x *RollWALWriterRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RollWALWriterRequest.ProtoReflect.Descriptor instead.
 func (*RollWALWriterRequest) Descriptor() ([]byte, []int) {
-	return file_admin_proto_rawDescGZIP(), []int{12}
+	return file_weir_hbasepb_admin_proto_rawDescGZIP(), []int{12}
 }
 
 type RollWALWriterResponse struct {
@@ -757,7 +757,7 @@ type RollWALWriterResponse struct {
 
 func (x *RollWALWriterResponse) Reset() {
 	*x = RollWALWriterResponse{}
-	mi := &file_admin_proto_msgTypes[13]
+	mi := &file_weir_hbasepb_admin_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -769,7 +769,7 @@ func (x *RollWALWriterResponse) String() string {
 func (*RollWALWriterResponse) ProtoMessage() {}
 
 func (x *RollWALWriterResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_admin_proto_msgTypes[13]
+	mi := &file_weir_hbasepb_admin_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -782,7 +782,7 @@ func (x *RollWALWriterResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RollWALWriterResponse.ProtoReflect.Descriptor instead.
 func (*RollWALWriterResponse) Descriptor() ([]byte, []int) {
-	return file_admin_proto_rawDescGZIP(), []int{13}
+	return file_weir_hbasepb_admin_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *RollWALWriterResponse) GetRegionToFlush() [][]byte {
@@ -801,7 +801,7 @@ type StopServerRequest struct {
 
 func (x *StopServerRequest) Reset() {
 	*x = StopServerRequest{}
-	mi := &file_admin_proto_msgTypes[14]
+	mi := &file_weir_hbasepb_admin_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -813,7 +813,7 @@ func (x *StopServerRequest) String() string {
 func (*StopServerRequest) ProtoMessage() {}
 
 func (x *StopServerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_admin_proto_msgTypes[14]
+	mi := &file_weir_hbasepb_admin_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -826,7 +826,7 @@ func (x *StopServerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopServerRequest.ProtoReflect.Descriptor instead.
 func (*StopServerRequest) Descriptor() ([]byte, []int) {
-	return file_admin_proto_rawDescGZIP(), []int{14}
+	return file_weir_hbasepb_admin_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *StopServerRequest) GetReason() string {
@@ -844,7 +844,7 @@ type StopServerResponse struct {
 
 func (x *StopServerResponse) Reset() {
 	*x = StopServerResponse{}
-	mi := &file_admin_proto_msgTypes[15]
+	mi := &file_weir_hbasepb_admin_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -856,7 +856,7 @@ func (x *StopServerResponse) String() string {
 func (*StopServerResponse) ProtoMessage() {}
 
 func (x *StopServerResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_admin_proto_msgTypes[15]
+	mi := &file_weir_hbasepb_admin_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -869,7 +869,7 @@ func (x *StopServerResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopServerResponse.ProtoReflect.Descriptor instead.
 func (*StopServerResponse) Descriptor() ([]byte, []int) {
-	return file_admin_proto_rawDescGZIP(), []int{15}
+	return file_weir_hbasepb_admin_proto_rawDescGZIP(), []int{15}
 }
 
 type GetServerInfoRequest struct {
@@ -880,7 +880,7 @@ type GetServerInfoRequest struct {
 
 func (x *GetServerInfoRequest) Reset() {
 	*x = GetServerInfoRequest{}
-	mi := &file_admin_proto_msgTypes[16]
+	mi := &file_weir_hbasepb_admin_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -892,7 +892,7 @@ func (x *GetServerInfoRequest) String() string {
 func (*GetServerInfoRequest) ProtoMessage() {}
 
 func (x *GetServerInfoRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_admin_proto_msgTypes[16]
+	mi := &file_weir_hbasepb_admin_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -905,7 +905,7 @@ func (x *GetServerInfoRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetServerInfoRequest.ProtoReflect.Descriptor instead.
 func (*GetServerInfoRequest) Descriptor() ([]byte, []int) {
-	return file_admin_proto_rawDescGZIP(), []int{16}
+	return file_weir_hbasepb_admin_proto_rawDescGZIP(), []int{16}
 }
 
 type ServerInfo struct {
@@ -918,7 +918,7 @@ type ServerInfo struct {
 
 func (x *ServerInfo) Reset() {
 	*x = ServerInfo{}
-	mi := &file_admin_proto_msgTypes[17]
+	mi := &file_weir_hbasepb_admin_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -930,7 +930,7 @@ func (x *ServerInfo) String() string {
 func (*ServerInfo) ProtoMessage() {}
 
 func (x *ServerInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_admin_proto_msgTypes[17]
+	mi := &file_weir_hbasepb_admin_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -943,7 +943,7 @@ func (x *ServerInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ServerInfo.ProtoReflect.Descriptor instead.
 func (*ServerInfo) Descriptor() ([]byte, []int) {
-	return file_admin_proto_rawDescGZIP(), []int{17}
+	return file_weir_hbasepb_admin_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ServerInfo) GetServerName() *ServerName {
@@ -969,7 +969,7 @@ type GetServerInfoResponse struct {
 
 func (x *GetServerInfoResponse) Reset() {
 	*x = GetServerInfoResponse{}
-	mi := &file_admin_proto_msgTypes[18]
+	mi := &file_weir_hbasepb_admin_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -981,7 +981,7 @@ func (x *GetServerInfoResponse) String() string {
 func (*GetServerInfoResponse) ProtoMessage() {}
 
 func (x *GetServerInfoResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_admin_proto_msgTypes[18]
+	mi := &file_weir_hbasepb_admin_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -994,7 +994,7 @@ func (x *GetServerInfoResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetServerInfoResponse.ProtoReflect.Descriptor instead.
 func (*GetServerInfoResponse) Descriptor() ([]byte, []int) {
-	return file_admin_proto_rawDescGZIP(), []int{18}
+	return file_weir_hbasepb_admin_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *GetServerInfoResponse) GetServerInfo() *ServerInfo {
@@ -1012,7 +1012,7 @@ type UpdateConfigurationRequest struct {
 
 func (x *UpdateConfigurationRequest) Reset() {
 	*x = UpdateConfigurationRequest{}
-	mi := &file_admin_proto_msgTypes[19]
+	mi := &file_weir_hbasepb_admin_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1024,7 +1024,7 @@ func (x *UpdateConfigurationRequest) String() string {
 func (*UpdateConfigurationRequest) ProtoMessage() {}
 
 func (x *UpdateConfigurationRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_admin_proto_msgTypes[19]
+	mi := &file_weir_hbasepb_admin_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1037,7 +1037,7 @@ func (x *UpdateConfigurationRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateConfigurationRequest.ProtoReflect.Descriptor instead.
 func (*UpdateConfigurationRequest) Descriptor() ([]byte, []int) {
-	return file_admin_proto_rawDescGZIP(), []int{19}
+	return file_weir_hbasepb_admin_proto_rawDescGZIP(), []int{19}
 }
 
 type UpdateConfigurationResponse struct {
@@ -1048,7 +1048,7 @@ type UpdateConfigurationResponse struct {
 
 func (x *UpdateConfigurationResponse) Reset() {
 	*x = UpdateConfigurationResponse{}
-	mi := &file_admin_proto_msgTypes[20]
+	mi := &file_weir_hbasepb_admin_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1060,7 +1060,7 @@ func (x *UpdateConfigurationResponse) String() string {
 func (*UpdateConfigurationResponse) ProtoMessage() {}
 
 func (x *UpdateConfigurationResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_admin_proto_msgTypes[20]
+	mi := &file_weir_hbasepb_admin_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1073,7 +1073,7 @@ func (x *UpdateConfigurationResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateConfigurationResponse.ProtoReflect.Descriptor instead.
 func (*UpdateConfigurationResponse) Descriptor() ([]byte, []int) {
-	return file_admin_proto_rawDescGZIP(), []int{20}
+	return file_weir_hbasepb_admin_proto_rawDescGZIP(), []int{20}
 }
 
 type GetRegionLoadRequest struct {
@@ -1085,7 +1085,7 @@ type GetRegionLoadRequest struct {
 
 func (x *GetRegionLoadRequest) Reset() {
 	*x = GetRegionLoadRequest{}
-	mi := &file_admin_proto_msgTypes[21]
+	mi := &file_weir_hbasepb_admin_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1097,7 +1097,7 @@ func (x *GetRegionLoadRequest) String() string {
 func (*GetRegionLoadRequest) ProtoMessage() {}
 
 func (x *GetRegionLoadRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_admin_proto_msgTypes[21]
+	mi := &file_weir_hbasepb_admin_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1110,7 +1110,7 @@ func (x *GetRegionLoadRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetRegionLoadRequest.ProtoReflect.Descriptor instead.
 func (*GetRegionLoadRequest) Descriptor() ([]byte, []int) {
-	return file_admin_proto_rawDescGZIP(), []int{21}
+	return file_weir_hbasepb_admin_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *GetRegionLoadRequest) GetTableName() *TableName {
@@ -1129,7 +1129,7 @@ type GetRegionLoadResponse struct {
 
 func (x *GetRegionLoadResponse) Reset() {
 	*x = GetRegionLoadResponse{}
-	mi := &file_admin_proto_msgTypes[22]
+	mi := &file_weir_hbasepb_admin_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1141,7 +1141,7 @@ func (x *GetRegionLoadResponse) String() string {
 func (*GetRegionLoadResponse) ProtoMessage() {}
 
 func (x *GetRegionLoadResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_admin_proto_msgTypes[22]
+	mi := &file_weir_hbasepb_admin_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1154,7 +1154,7 @@ func (x *GetRegionLoadResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetRegionLoadResponse.ProtoReflect.Descriptor instead.
 func (*GetRegionLoadResponse) Descriptor() ([]byte, []int) {
-	return file_admin_proto_rawDescGZIP(), []int{22}
+	return file_weir_hbasepb_admin_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *GetRegionLoadResponse) GetRegionLoads() []*RegionLoad {
@@ -1173,7 +1173,7 @@ type ClearCompactionQueuesRequest struct {
 
 func (x *ClearCompactionQueuesRequest) Reset() {
 	*x = ClearCompactionQueuesRequest{}
-	mi := &file_admin_proto_msgTypes[23]
+	mi := &file_weir_hbasepb_admin_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1185,7 +1185,7 @@ func (x *ClearCompactionQueuesRequest) String() string {
 func (*ClearCompactionQueuesRequest) ProtoMessage() {}
 
 func (x *ClearCompactionQueuesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_admin_proto_msgTypes[23]
+	mi := &file_weir_hbasepb_admin_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1198,7 +1198,7 @@ func (x *ClearCompactionQueuesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClearCompactionQueuesRequest.ProtoReflect.Descriptor instead.
 func (*ClearCompactionQueuesRequest) Descriptor() ([]byte, []int) {
-	return file_admin_proto_rawDescGZIP(), []int{23}
+	return file_weir_hbasepb_admin_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ClearCompactionQueuesRequest) GetQueueName() []string {
@@ -1216,7 +1216,7 @@ type ClearCompactionQueuesResponse struct {
 
 func (x *ClearCompactionQueuesResponse) Reset() {
 	*x = ClearCompactionQueuesResponse{}
-	mi := &file_admin_proto_msgTypes[24]
+	mi := &file_weir_hbasepb_admin_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1228,7 +1228,7 @@ func (x *ClearCompactionQueuesResponse) String() string {
 func (*ClearCompactionQueuesResponse) ProtoMessage() {}
 
 func (x *ClearCompactionQueuesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_admin_proto_msgTypes[24]
+	mi := &file_weir_hbasepb_admin_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1241,7 +1241,7 @@ func (x *ClearCompactionQueuesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClearCompactionQueuesResponse.ProtoReflect.Descriptor instead.
 func (*ClearCompactionQueuesResponse) Descriptor() ([]byte, []int) {
-	return file_admin_proto_rawDescGZIP(), []int{24}
+	return file_weir_hbasepb_admin_proto_rawDescGZIP(), []int{24}
 }
 
 type ClearRegionBlockCacheRequest struct {
@@ -1253,7 +1253,7 @@ type ClearRegionBlockCacheRequest struct {
 
 func (x *ClearRegionBlockCacheRequest) Reset() {
 	*x = ClearRegionBlockCacheRequest{}
-	mi := &file_admin_proto_msgTypes[25]
+	mi := &file_weir_hbasepb_admin_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1265,7 +1265,7 @@ func (x *ClearRegionBlockCacheRequest) String() string {
 func (*ClearRegionBlockCacheRequest) ProtoMessage() {}
 
 func (x *ClearRegionBlockCacheRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_admin_proto_msgTypes[25]
+	mi := &file_weir_hbasepb_admin_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1278,7 +1278,7 @@ func (x *ClearRegionBlockCacheRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClearRegionBlockCacheRequest.ProtoReflect.Descriptor instead.
 func (*ClearRegionBlockCacheRequest) Descriptor() ([]byte, []int) {
-	return file_admin_proto_rawDescGZIP(), []int{25}
+	return file_weir_hbasepb_admin_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ClearRegionBlockCacheRequest) GetRegion() []*RegionSpecifier {
@@ -1297,7 +1297,7 @@ type ClearRegionBlockCacheResponse struct {
 
 func (x *ClearRegionBlockCacheResponse) Reset() {
 	*x = ClearRegionBlockCacheResponse{}
-	mi := &file_admin_proto_msgTypes[26]
+	mi := &file_weir_hbasepb_admin_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1309,7 +1309,7 @@ func (x *ClearRegionBlockCacheResponse) String() string {
 func (*ClearRegionBlockCacheResponse) ProtoMessage() {}
 
 func (x *ClearRegionBlockCacheResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_admin_proto_msgTypes[26]
+	mi := &file_weir_hbasepb_admin_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1322,7 +1322,7 @@ func (x *ClearRegionBlockCacheResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClearRegionBlockCacheResponse.ProtoReflect.Descriptor instead.
 func (*ClearRegionBlockCacheResponse) Descriptor() ([]byte, []int) {
-	return file_admin_proto_rawDescGZIP(), []int{26}
+	return file_weir_hbasepb_admin_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ClearRegionBlockCacheResponse) GetStats() *CacheEvictionStats {
@@ -1332,11 +1332,11 @@ func (x *ClearRegionBlockCacheResponse) GetStats() *CacheEvictionStats {
 	return nil
 }
 
-var File_admin_proto protoreflect.FileDescriptor
+var File_weir_hbasepb_admin_proto protoreflect.FileDescriptor
 
-const file_admin_proto_rawDesc = "" +
+const file_weir_hbasepb_admin_proto_rawDesc = "" +
 	"\n" +
-	"\vadmin.proto\x12\bhbase.pb\x1a\vhbase.proto\x1a\x14cluster_status.proto\x1a\vquota.proto\"\x9a\x01\n" +
+	"\x18weir/hbasepb/admin.proto\x12\bhbase.pb\x1a\x18weir/hbasepb/hbase.proto\x1a!weir/hbasepb/cluster_status.proto\x1a\x18weir/hbasepb/quota.proto\"\x9a\x01\n" +
 	"\x14GetRegionInfoRequest\x121\n" +
 	"\x06region\x18\x01 \x02(\v2\x19.hbase.pb.RegionSpecifierR\x06region\x12)\n" +
 	"\x10compaction_state\x18\x02 \x01(\bR\x0fcompactionState\x12$\n" +
@@ -1433,20 +1433,20 @@ const file_admin_proto_rawDesc = "" +
 	"\x16GetSpaceQuotaSnapshots\x12'.hbase.pb.GetSpaceQuotaSnapshotsRequest\x1a(.hbase.pb.GetSpaceQuotaSnapshotsResponseB)Z'github.com/weirdb/weir/internal/hbasepb"
 
 var (
-	file_admin_proto_rawDescOnce sync.Once
-	file_admin_proto_rawDescData []byte
+	file_weir_hbasepb_admin_proto_rawDescOnce sync.Once
+	file_weir_hbasepb_admin_proto_rawDescData []byte
 )
 
-func file_admin_proto_rawDescGZIP() []byte {
-	file_admin_proto_rawDescOnce.Do(func() {
-		file_admin_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_admin_proto_rawDesc), len(file_admin_proto_rawDesc)))
+func file_weir_hbasepb_admin_proto_rawDescGZIP() []byte {
+	file_weir_hbasepb_admin_proto_rawDescOnce.Do(func() {
+		file_weir_hbasepb_admin_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_weir_hbasepb_admin_proto_rawDesc), len(file_weir_hbasepb_admin_proto_rawDesc)))
 	})
-	return file_admin_proto_rawDescData
+	return file_weir_hbasepb_admin_proto_rawDescData
 }
 
-var file_admin_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
-var file_admin_proto_goTypes = []any{
+var file_weir_hbasepb_admin_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
+var file_weir_hbasepb_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
+var file_weir_hbasepb_admin_proto_goTypes = []any{
 	(GetRegionInfoResponse_CompactionState)(0), // 0: hbase.pb.GetRegionInfoResponse.CompactionState
 	(*GetRegionInfoRequest)(nil),               // 1: hbase.pb.GetRegionInfoRequest
 	(*GetRegionInfoResponse)(nil),              // 2: hbase.pb.GetRegionInfoResponse
@@ -1484,7 +1484,7 @@ var file_admin_proto_goTypes = []any{
 	(*GetSpaceQuotaSnapshotsRequest)(nil),      // 34: hbase.pb.GetSpaceQuotaSnapshotsRequest
 	(*GetSpaceQuotaSnapshotsResponse)(nil),     // 35: hbase.pb.GetSpaceQuotaSnapshotsResponse
 }
-var file_admin_proto_depIdxs = []int32{
+var file_weir_hbasepb_admin_proto_depIdxs = []int32{
 	28, // 0: hbase.pb.GetRegionInfoRequest.region:type_name -> hbase.pb.RegionSpecifier
 	29, // 1: hbase.pb.GetRegionInfoResponse.region_info:type_name -> hbase.pb.RegionInfo
 	0,  // 2: hbase.pb.GetRegionInfoResponse.compaction_state:type_name -> hbase.pb.GetRegionInfoResponse.CompactionState
@@ -1533,30 +1533,30 @@ var file_admin_proto_depIdxs = []int32{
 	0,  // [0:13] is the sub-list for field type_name
 }
 
-func init() { file_admin_proto_init() }
-func file_admin_proto_init() {
-	if File_admin_proto != nil {
+func init() { file_weir_hbasepb_admin_proto_init() }
+func file_weir_hbasepb_admin_proto_init() {
+	if File_weir_hbasepb_admin_proto != nil {
 		return
 	}
-	file_hbase_proto_init()
-	file_cluster_status_proto_init()
-	file_quota_proto_init()
+	file_weir_hbasepb_hbase_proto_init()
+	file_weir_hbasepb_cluster_status_proto_init()
+	file_weir_hbasepb_quota_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
-			RawDescriptor: unsafe.Slice(unsafe.StringData(file_admin_proto_rawDesc), len(file_admin_proto_rawDesc)),
+			RawDescriptor: unsafe.Slice(unsafe.StringData(file_weir_hbasepb_admin_proto_rawDesc), len(file_weir_hbasepb_admin_proto_rawDesc)),
 			NumEnums:      1,
 			NumMessages:   27,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
-		GoTypes:           file_admin_proto_goTypes,
-		DependencyIndexes: file_admin_proto_depIdxs,
-		EnumInfos:         file_admin_proto_enumTypes,
-		MessageInfos:      file_admin_proto_msgTypes,
+		GoTypes:           file_weir_hbasepb_admin_proto_goTypes,
+		DependencyIndexes: file_weir_hbasepb_admin_proto_depIdxs,
+		EnumInfos:         file_weir_hbasepb_admin_proto_enumTypes,
+		MessageInfos:      file_weir_hbasepb_admin_proto_msgTypes,
 	}.Build()
-	File_admin_proto = out.File
-	file_admin_proto_goTypes = nil
-	file_admin_proto_depIdxs = nil
+	File_weir_hbasepb_admin_proto = out.File
+	file_weir_hbasepb_admin_proto_goTypes = nil
+	file_weir_hbasepb_admin_proto_depIdxs = nil
 }

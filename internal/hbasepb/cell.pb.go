@@ -4,7 +4,7 @@
 // versions:
 // 	protoc-gen-go v1.36.12
 // 	protoc        v3.21.12
-// source: cell.proto
+// source: weir/hbasepb/cell.proto
 
 package hbasepb
 
@@ -71,11 +71,11 @@ func (x CellType) String() string {
 }
 
 func (CellType) Descriptor() protoreflect.EnumDescriptor {
-	return file_cell_proto_enumTypes[0].Descriptor()
+	return file_weir_hbasepb_cell_proto_enumTypes[0].Descriptor()
 }
 
 func (CellType) Type() protoreflect.EnumType {
-	return &file_cell_proto_enumTypes[0]
+	return &file_weir_hbasepb_cell_proto_enumTypes[0]
 }
 
 func (x CellType) Number() protoreflect.EnumNumber {
@@ -94,7 +94,7 @@ func (x *CellType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use CellType.Descriptor instead.
 func (CellType) EnumDescriptor() ([]byte, []int) {
-	return file_cell_proto_rawDescGZIP(), []int{0}
+	return file_weir_hbasepb_cell_proto_rawDescGZIP(), []int{0}
 }
 
 type Cell struct {
@@ -112,7 +112,7 @@ type Cell struct {
 
 func (x *Cell) Reset() {
 	*x = Cell{}
-	mi := &file_cell_proto_msgTypes[0]
+	mi := &file_weir_hbasepb_cell_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -124,7 +124,7 @@ func (x *Cell) String() string {
 func (*Cell) ProtoMessage() {}
 
 func (x *Cell) ProtoReflect() protoreflect.Message {
-	mi := &file_cell_proto_msgTypes[0]
+	mi := &file_weir_hbasepb_cell_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -137,7 +137,7 @@ func (x *Cell) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Cell.ProtoReflect.Descriptor instead.
 func (*Cell) Descriptor() ([]byte, []int) {
-	return file_cell_proto_rawDescGZIP(), []int{0}
+	return file_weir_hbasepb_cell_proto_rawDescGZIP(), []int{0}
 }
 
 func (x *Cell) GetRow() []byte {
@@ -206,7 +206,7 @@ type KeyValue struct {
 
 func (x *KeyValue) Reset() {
 	*x = KeyValue{}
-	mi := &file_cell_proto_msgTypes[1]
+	mi := &file_weir_hbasepb_cell_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -218,7 +218,7 @@ func (x *KeyValue) String() string {
 func (*KeyValue) ProtoMessage() {}
 
 func (x *KeyValue) ProtoReflect() protoreflect.Message {
-	mi := &file_cell_proto_msgTypes[1]
+	mi := &file_weir_hbasepb_cell_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -231,7 +231,7 @@ func (x *KeyValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KeyValue.ProtoReflect.Descriptor instead.
 func (*KeyValue) Descriptor() ([]byte, []int) {
-	return file_cell_proto_rawDescGZIP(), []int{1}
+	return file_weir_hbasepb_cell_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *KeyValue) GetRow() []byte {
@@ -283,12 +283,11 @@ func (x *KeyValue) GetTags() []byte {
 	return nil
 }
 
-var File_cell_proto protoreflect.FileDescriptor
+var File_weir_hbasepb_cell_proto protoreflect.FileDescriptor
 
-const file_cell_proto_rawDesc = "" +
+const file_weir_hbasepb_cell_proto_rawDesc = "" +
 	"\n" +
-	"\n" +
-	"cell.proto\x12\bhbase.pb\"\xc7\x01\n" +
+	"\x17weir/hbasepb/cell.proto\x12\bhbase.pb\"\xc7\x01\n" +
 	"\x04Cell\x12\x10\n" +
 	"\x03row\x18\x01 \x01(\fR\x03row\x12\x16\n" +
 	"\x06family\x18\x02 \x01(\fR\x06family\x12\x1c\n" +
@@ -317,25 +316,25 @@ const file_cell_proto_rawDesc = "" +
 	"\aMAXIMUM\x10\xff\x01B)Z'github.com/weirdb/weir/internal/hbasepb"
 
 var (
-	file_cell_proto_rawDescOnce sync.Once
-	file_cell_proto_rawDescData []byte
+	file_weir_hbasepb_cell_proto_rawDescOnce sync.Once
+	file_weir_hbasepb_cell_proto_rawDescData []byte
 )
 
-func file_cell_proto_rawDescGZIP() []byte {
-	file_cell_proto_rawDescOnce.Do(func() {
-		file_cell_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_cell_proto_rawDesc), len(file_cell_proto_rawDesc)))
+func file_weir_hbasepb_cell_proto_rawDescGZIP() []byte {
+	file_weir_hbasepb_cell_proto_rawDescOnce.Do(func() {
+		file_weir_hbasepb_cell_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_weir_hbasepb_cell_proto_rawDesc), len(file_weir_hbasepb_cell_proto_rawDesc)))
 	})
-	return file_cell_proto_rawDescData
+	return file_weir_hbasepb_cell_proto_rawDescData
 }
 
-var file_cell_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_cell_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
-var file_cell_proto_goTypes = []any{
+var file_weir_hbasepb_cell_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
+var file_weir_hbasepb_cell_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
+var file_weir_hbasepb_cell_proto_goTypes = []any{
 	(CellType)(0),    // 0: hbase.pb.CellType
 	(*Cell)(nil),     // 1: hbase.pb.Cell
 	(*KeyValue)(nil), // 2: hbase.pb.KeyValue
 }
-var file_cell_proto_depIdxs = []int32{
+var file_weir_hbasepb_cell_proto_depIdxs = []int32{
 	0, // 0: hbase.pb.Cell.cell_type:type_name -> hbase.pb.CellType
 	0, // 1: hbase.pb.KeyValue.key_type:type_name -> hbase.pb.CellType
 	2, // [2:2] is the sub-list for method output_type
@@ -345,27 +344,27 @@ var file_cell_proto_depIdxs = []int32{
 	0, // [0:2] is the sub-list for field type_name
 }
 
-func init() { file_cell_proto_init() }
-func file_cell_proto_init() {
-	if File_cell_proto != nil {
+func init() { file_weir_hbasepb_cell_proto_init() }
+func file_weir_hbasepb_cell_proto_init() {
+	if File_weir_hbasepb_cell_proto != nil {
 		return
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
-			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cell_proto_rawDesc), len(file_cell_proto_rawDesc)),
+			RawDescriptor: unsafe.Slice(unsafe.StringData(file_weir_hbasepb_cell_proto_rawDesc), len(file_weir_hbasepb_cell_proto_rawDesc)),
 			NumEnums:      1,
 			NumMessages:   2,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
-		GoTypes:           file_cell_proto_goTypes,
-		DependencyIndexes: file_cell_proto_depIdxs,
-		EnumInfos:         file_cell_proto_enumTypes,
-		MessageInfos:      file_cell_proto_msgTypes,
+		GoTypes:           file_weir_hbasepb_cell_proto_goTypes,
+		DependencyIndexes: file_weir_hbasepb_cell_proto_depIdxs,
+		EnumInfos:         file_weir_hbasepb_cell_proto_enumTypes,
+		MessageInfos:      file_weir_hbasepb_cell_proto_msgTypes,
 	}.Build()
-	File_cell_proto = out.File
-	file_cell_proto_goTypes = nil
-	file_cell_proto_depIdxs = nil
+	File_weir_hbasepb_cell_proto = out.File
+	file_weir_hbasepb_cell_proto_goTypes = nil
+	file_weir_hbasepb_cell_proto_depIdxs = nil
 }

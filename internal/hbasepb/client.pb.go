@@ -4,7 +4,7 @@
 // versions:
 // 	protoc-gen-go v1.36.12
 // 	protoc        v3.21.12
-// source: client.proto
+// source: weir/hbasepb/client.proto
 
 package hbasepb
 
@@ -53,11 +53,11 @@ func (x Consistency) String() string {
 }
 
 func (Consistency) Descriptor() protoreflect.EnumDescriptor {
-	return file_client_proto_enumTypes[0].Descriptor()
+	return file_weir_hbasepb_client_proto_enumTypes[0].Descriptor()
 }
 
 func (Consistency) Type() protoreflect.EnumType {
-	return &file_client_proto_enumTypes[0]
+	return &file_weir_hbasepb_client_proto_enumTypes[0]
 }
 
 func (x Consistency) Number() protoreflect.EnumNumber {
@@ -76,7 +76,7 @@ func (x *Consistency) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use Consistency.Descriptor instead.
 func (Consistency) EnumDescriptor() ([]byte, []int) {
-	return file_client_proto_rawDescGZIP(), []int{0}
+	return file_weir_hbasepb_client_proto_rawDescGZIP(), []int{0}
 }
 
 type MutationProto_Durability int32
@@ -118,11 +118,11 @@ func (x MutationProto_Durability) String() string {
 }
 
 func (MutationProto_Durability) Descriptor() protoreflect.EnumDescriptor {
-	return file_client_proto_enumTypes[1].Descriptor()
+	return file_weir_hbasepb_client_proto_enumTypes[1].Descriptor()
 }
 
 func (MutationProto_Durability) Type() protoreflect.EnumType {
-	return &file_client_proto_enumTypes[1]
+	return &file_weir_hbasepb_client_proto_enumTypes[1]
 }
 
 func (x MutationProto_Durability) Number() protoreflect.EnumNumber {
@@ -141,7 +141,7 @@ func (x *MutationProto_Durability) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use MutationProto_Durability.Descriptor instead.
 func (MutationProto_Durability) EnumDescriptor() ([]byte, []int) {
-	return file_client_proto_rawDescGZIP(), []int{8, 0}
+	return file_weir_hbasepb_client_proto_rawDescGZIP(), []int{8, 0}
 }
 
 type MutationProto_MutationType int32
@@ -180,11 +180,11 @@ func (x MutationProto_MutationType) String() string {
 }
 
 func (MutationProto_MutationType) Descriptor() protoreflect.EnumDescriptor {
-	return file_client_proto_enumTypes[2].Descriptor()
+	return file_weir_hbasepb_client_proto_enumTypes[2].Descriptor()
 }
 
 func (MutationProto_MutationType) Type() protoreflect.EnumType {
-	return &file_client_proto_enumTypes[2]
+	return &file_weir_hbasepb_client_proto_enumTypes[2]
 }
 
 func (x MutationProto_MutationType) Number() protoreflect.EnumNumber {
@@ -203,7 +203,7 @@ func (x *MutationProto_MutationType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use MutationProto_MutationType.Descriptor instead.
 func (MutationProto_MutationType) EnumDescriptor() ([]byte, []int) {
-	return file_client_proto_rawDescGZIP(), []int{8, 1}
+	return file_weir_hbasepb_client_proto_rawDescGZIP(), []int{8, 1}
 }
 
 type MutationProto_DeleteType int32
@@ -242,11 +242,11 @@ func (x MutationProto_DeleteType) String() string {
 }
 
 func (MutationProto_DeleteType) Descriptor() protoreflect.EnumDescriptor {
-	return file_client_proto_enumTypes[3].Descriptor()
+	return file_weir_hbasepb_client_proto_enumTypes[3].Descriptor()
 }
 
 func (MutationProto_DeleteType) Type() protoreflect.EnumType {
-	return &file_client_proto_enumTypes[3]
+	return &file_weir_hbasepb_client_proto_enumTypes[3]
 }
 
 func (x MutationProto_DeleteType) Number() protoreflect.EnumNumber {
@@ -265,7 +265,7 @@ func (x *MutationProto_DeleteType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use MutationProto_DeleteType.Descriptor instead.
 func (MutationProto_DeleteType) EnumDescriptor() ([]byte, []int) {
-	return file_client_proto_rawDescGZIP(), []int{8, 2}
+	return file_weir_hbasepb_client_proto_rawDescGZIP(), []int{8, 2}
 }
 
 type Scan_ReadType int32
@@ -301,11 +301,11 @@ func (x Scan_ReadType) String() string {
 }
 
 func (Scan_ReadType) Descriptor() protoreflect.EnumDescriptor {
-	return file_client_proto_enumTypes[4].Descriptor()
+	return file_weir_hbasepb_client_proto_enumTypes[4].Descriptor()
 }
 
 func (Scan_ReadType) Type() protoreflect.EnumType {
-	return &file_client_proto_enumTypes[4]
+	return &file_weir_hbasepb_client_proto_enumTypes[4]
 }
 
 func (x Scan_ReadType) Number() protoreflect.EnumNumber {
@@ -324,7 +324,7 @@ func (x *Scan_ReadType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use Scan_ReadType.Descriptor instead.
 func (Scan_ReadType) EnumDescriptor() ([]byte, []int) {
-	return file_client_proto_rawDescGZIP(), []int{11, 0}
+	return file_weir_hbasepb_client_proto_rawDescGZIP(), []int{11, 0}
 }
 
 // Visibility labels (only meaningful with the visibility coprocessor).
@@ -337,7 +337,7 @@ type Authorizations struct {
 
 func (x *Authorizations) Reset() {
 	*x = Authorizations{}
-	mi := &file_client_proto_msgTypes[0]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -349,7 +349,7 @@ func (x *Authorizations) String() string {
 func (*Authorizations) ProtoMessage() {}
 
 func (x *Authorizations) ProtoReflect() protoreflect.Message {
-	mi := &file_client_proto_msgTypes[0]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -362,7 +362,7 @@ func (x *Authorizations) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Authorizations.ProtoReflect.Descriptor instead.
 func (*Authorizations) Descriptor() ([]byte, []int) {
-	return file_client_proto_rawDescGZIP(), []int{0}
+	return file_weir_hbasepb_client_proto_rawDescGZIP(), []int{0}
 }
 
 func (x *Authorizations) GetLabel() []string {
@@ -381,7 +381,7 @@ type CellVisibility struct {
 
 func (x *CellVisibility) Reset() {
 	*x = CellVisibility{}
-	mi := &file_client_proto_msgTypes[1]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -393,7 +393,7 @@ func (x *CellVisibility) String() string {
 func (*CellVisibility) ProtoMessage() {}
 
 func (x *CellVisibility) ProtoReflect() protoreflect.Message {
-	mi := &file_client_proto_msgTypes[1]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -406,7 +406,7 @@ func (x *CellVisibility) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CellVisibility.ProtoReflect.Descriptor instead.
 func (*CellVisibility) Descriptor() ([]byte, []int) {
-	return file_client_proto_rawDescGZIP(), []int{1}
+	return file_weir_hbasepb_client_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *CellVisibility) GetExpression() string {
@@ -427,7 +427,7 @@ type Column struct {
 
 func (x *Column) Reset() {
 	*x = Column{}
-	mi := &file_client_proto_msgTypes[2]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -439,7 +439,7 @@ func (x *Column) String() string {
 func (*Column) ProtoMessage() {}
 
 func (x *Column) ProtoReflect() protoreflect.Message {
-	mi := &file_client_proto_msgTypes[2]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -452,7 +452,7 @@ func (x *Column) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Column.ProtoReflect.Descriptor instead.
 func (*Column) Descriptor() ([]byte, []int) {
-	return file_client_proto_rawDescGZIP(), []int{2}
+	return file_weir_hbasepb_client_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *Column) GetFamily() []byte {
@@ -505,7 +505,7 @@ const (
 
 func (x *Get) Reset() {
 	*x = Get{}
-	mi := &file_client_proto_msgTypes[3]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -517,7 +517,7 @@ func (x *Get) String() string {
 func (*Get) ProtoMessage() {}
 
 func (x *Get) ProtoReflect() protoreflect.Message {
-	mi := &file_client_proto_msgTypes[3]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -530,7 +530,7 @@ func (x *Get) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Get.ProtoReflect.Descriptor instead.
 func (*Get) Descriptor() ([]byte, []int) {
-	return file_client_proto_rawDescGZIP(), []int{3}
+	return file_weir_hbasepb_client_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *Get) GetRow() []byte {
@@ -663,7 +663,7 @@ const (
 
 func (x *Result) Reset() {
 	*x = Result{}
-	mi := &file_client_proto_msgTypes[4]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -675,7 +675,7 @@ func (x *Result) String() string {
 func (*Result) ProtoMessage() {}
 
 func (x *Result) ProtoReflect() protoreflect.Message {
-	mi := &file_client_proto_msgTypes[4]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -688,7 +688,7 @@ func (x *Result) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Result.ProtoReflect.Descriptor instead.
 func (*Result) Descriptor() ([]byte, []int) {
-	return file_client_proto_rawDescGZIP(), []int{4}
+	return file_weir_hbasepb_client_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Result) GetCell() []*Cell {
@@ -743,7 +743,7 @@ type GetRequest struct {
 
 func (x *GetRequest) Reset() {
 	*x = GetRequest{}
-	mi := &file_client_proto_msgTypes[5]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -755,7 +755,7 @@ func (x *GetRequest) String() string {
 func (*GetRequest) ProtoMessage() {}
 
 func (x *GetRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_client_proto_msgTypes[5]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -768,7 +768,7 @@ func (x *GetRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetRequest.ProtoReflect.Descriptor instead.
 func (*GetRequest) Descriptor() ([]byte, []int) {
-	return file_client_proto_rawDescGZIP(), []int{5}
+	return file_weir_hbasepb_client_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *GetRequest) GetRegion() *RegionSpecifier {
@@ -794,7 +794,7 @@ type GetResponse struct {
 
 func (x *GetResponse) Reset() {
 	*x = GetResponse{}
-	mi := &file_client_proto_msgTypes[6]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -806,7 +806,7 @@ func (x *GetResponse) String() string {
 func (*GetResponse) ProtoMessage() {}
 
 func (x *GetResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_client_proto_msgTypes[6]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -819,7 +819,7 @@ func (x *GetResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetResponse.ProtoReflect.Descriptor instead.
 func (*GetResponse) Descriptor() ([]byte, []int) {
-	return file_client_proto_rawDescGZIP(), []int{6}
+	return file_weir_hbasepb_client_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *GetResponse) GetResult() *Result {
@@ -847,7 +847,7 @@ type Condition struct {
 
 func (x *Condition) Reset() {
 	*x = Condition{}
-	mi := &file_client_proto_msgTypes[7]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -859,7 +859,7 @@ func (x *Condition) String() string {
 func (*Condition) ProtoMessage() {}
 
 func (x *Condition) ProtoReflect() protoreflect.Message {
-	mi := &file_client_proto_msgTypes[7]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -872,7 +872,7 @@ func (x *Condition) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Condition.ProtoReflect.Descriptor instead.
 func (*Condition) Descriptor() ([]byte, []int) {
-	return file_client_proto_rawDescGZIP(), []int{7}
+	return file_weir_hbasepb_client_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Condition) GetRow() []byte {
@@ -956,7 +956,7 @@ const (
 
 func (x *MutationProto) Reset() {
 	*x = MutationProto{}
-	mi := &file_client_proto_msgTypes[8]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -968,7 +968,7 @@ func (x *MutationProto) String() string {
 func (*MutationProto) ProtoMessage() {}
 
 func (x *MutationProto) ProtoReflect() protoreflect.Message {
-	mi := &file_client_proto_msgTypes[8]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -981,7 +981,7 @@ func (x *MutationProto) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MutationProto.ProtoReflect.Descriptor instead.
 func (*MutationProto) Descriptor() ([]byte, []int) {
-	return file_client_proto_rawDescGZIP(), []int{8}
+	return file_weir_hbasepb_client_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *MutationProto) GetRow() []byte {
@@ -1059,7 +1059,7 @@ type MutateRequest struct {
 
 func (x *MutateRequest) Reset() {
 	*x = MutateRequest{}
-	mi := &file_client_proto_msgTypes[9]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1071,7 +1071,7 @@ func (x *MutateRequest) String() string {
 func (*MutateRequest) ProtoMessage() {}
 
 func (x *MutateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_client_proto_msgTypes[9]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1084,7 +1084,7 @@ func (x *MutateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MutateRequest.ProtoReflect.Descriptor instead.
 func (*MutateRequest) Descriptor() ([]byte, []int) {
-	return file_client_proto_rawDescGZIP(), []int{9}
+	return file_weir_hbasepb_client_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *MutateRequest) GetRegion() *RegionSpecifier {
@@ -1127,7 +1127,7 @@ type MutateResponse struct {
 
 func (x *MutateResponse) Reset() {
 	*x = MutateResponse{}
-	mi := &file_client_proto_msgTypes[10]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1139,7 +1139,7 @@ func (x *MutateResponse) String() string {
 func (*MutateResponse) ProtoMessage() {}
 
 func (x *MutateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_client_proto_msgTypes[10]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1152,7 +1152,7 @@ func (x *MutateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MutateResponse.ProtoReflect.Descriptor instead.
 func (*MutateResponse) Descriptor() ([]byte, []int) {
-	return file_client_proto_rawDescGZIP(), []int{10}
+	return file_weir_hbasepb_client_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *MutateResponse) GetResult() *Result {
@@ -1192,7 +1192,7 @@ type Scan struct {
 	StoreOffset   *uint32                `protobuf:"varint,12,opt,name=store_offset,json=storeOffset" json:"store_offset,omitempty"`
 	// No default on purpose: absent means "use the table's setting".
 	LoadColumnFamiliesOnDemand *bool `protobuf:"varint,13,opt,name=load_column_families_on_demand,json=loadColumnFamiliesOnDemand" json:"load_column_families_on_demand,omitempty"`
-	// Deprecated: Marked as deprecated in client.proto.
+	// Deprecated: Marked as deprecated in weir/hbasepb/client.proto.
 	Small               *bool                    `protobuf:"varint,14,opt,name=small" json:"small,omitempty"`
 	Reversed            *bool                    `protobuf:"varint,15,opt,name=reversed,def=0" json:"reversed,omitempty"`
 	Consistency         *Consistency             `protobuf:"varint,16,opt,name=consistency,enum=hbase.pb.Consistency,def=0" json:"consistency,omitempty"`
@@ -1225,7 +1225,7 @@ const (
 
 func (x *Scan) Reset() {
 	*x = Scan{}
-	mi := &file_client_proto_msgTypes[11]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1237,7 +1237,7 @@ func (x *Scan) String() string {
 func (*Scan) ProtoMessage() {}
 
 func (x *Scan) ProtoReflect() protoreflect.Message {
-	mi := &file_client_proto_msgTypes[11]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1250,7 +1250,7 @@ func (x *Scan) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Scan.ProtoReflect.Descriptor instead.
 func (*Scan) Descriptor() ([]byte, []int) {
-	return file_client_proto_rawDescGZIP(), []int{11}
+	return file_weir_hbasepb_client_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Scan) GetColumn() []*Column {
@@ -1344,7 +1344,7 @@ func (x *Scan) GetLoadColumnFamiliesOnDemand() bool {
 	return false
 }
 
-// Deprecated: Marked as deprecated in client.proto.
+// Deprecated: Marked as deprecated in weir/hbasepb/client.proto.
 func (x *Scan) GetSmall() bool {
 	if x != nil && x.Small != nil {
 		return *x.Small
@@ -1457,7 +1457,7 @@ const (
 
 func (x *ScanRequest) Reset() {
 	*x = ScanRequest{}
-	mi := &file_client_proto_msgTypes[12]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1469,7 +1469,7 @@ func (x *ScanRequest) String() string {
 func (*ScanRequest) ProtoMessage() {}
 
 func (x *ScanRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_client_proto_msgTypes[12]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1482,7 +1482,7 @@ func (x *ScanRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScanRequest.ProtoReflect.Descriptor instead.
 func (*ScanRequest) Descriptor() ([]byte, []int) {
-	return file_client_proto_rawDescGZIP(), []int{12}
+	return file_weir_hbasepb_client_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ScanRequest) GetRegion() *RegionSpecifier {
@@ -1572,7 +1572,7 @@ type Cursor struct {
 
 func (x *Cursor) Reset() {
 	*x = Cursor{}
-	mi := &file_client_proto_msgTypes[13]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1584,7 +1584,7 @@ func (x *Cursor) String() string {
 func (*Cursor) ProtoMessage() {}
 
 func (x *Cursor) ProtoReflect() protoreflect.Message {
-	mi := &file_client_proto_msgTypes[13]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1597,7 +1597,7 @@ func (x *Cursor) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Cursor.ProtoReflect.Descriptor instead.
 func (*Cursor) Descriptor() ([]byte, []int) {
-	return file_client_proto_rawDescGZIP(), []int{13}
+	return file_weir_hbasepb_client_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Cursor) GetRow() []byte {
@@ -1635,7 +1635,7 @@ const (
 
 func (x *ScanResponse) Reset() {
 	*x = ScanResponse{}
-	mi := &file_client_proto_msgTypes[14]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1647,7 +1647,7 @@ func (x *ScanResponse) String() string {
 func (*ScanResponse) ProtoMessage() {}
 
 func (x *ScanResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_client_proto_msgTypes[14]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1660,7 +1660,7 @@ func (x *ScanResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScanResponse.ProtoReflect.Descriptor instead.
 func (*ScanResponse) Descriptor() ([]byte, []int) {
-	return file_client_proto_rawDescGZIP(), []int{14}
+	return file_weir_hbasepb_client_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ScanResponse) GetCellsPerResult() []uint32 {
@@ -1776,7 +1776,7 @@ const (
 
 func (x *BulkLoadHFileRequest) Reset() {
 	*x = BulkLoadHFileRequest{}
-	mi := &file_client_proto_msgTypes[15]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1788,7 +1788,7 @@ func (x *BulkLoadHFileRequest) String() string {
 func (*BulkLoadHFileRequest) ProtoMessage() {}
 
 func (x *BulkLoadHFileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_client_proto_msgTypes[15]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1801,7 +1801,7 @@ func (x *BulkLoadHFileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BulkLoadHFileRequest.ProtoReflect.Descriptor instead.
 func (*BulkLoadHFileRequest) Descriptor() ([]byte, []int) {
-	return file_client_proto_rawDescGZIP(), []int{15}
+	return file_weir_hbasepb_client_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *BulkLoadHFileRequest) GetRegion() *RegionSpecifier {
@@ -1869,7 +1869,7 @@ type BulkLoadHFileResponse struct {
 
 func (x *BulkLoadHFileResponse) Reset() {
 	*x = BulkLoadHFileResponse{}
-	mi := &file_client_proto_msgTypes[16]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1881,7 +1881,7 @@ func (x *BulkLoadHFileResponse) String() string {
 func (*BulkLoadHFileResponse) ProtoMessage() {}
 
 func (x *BulkLoadHFileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_client_proto_msgTypes[16]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1894,7 +1894,7 @@ func (x *BulkLoadHFileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BulkLoadHFileResponse.ProtoReflect.Descriptor instead.
 func (*BulkLoadHFileResponse) Descriptor() ([]byte, []int) {
-	return file_client_proto_rawDescGZIP(), []int{16}
+	return file_weir_hbasepb_client_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *BulkLoadHFileResponse) GetLoaded() bool {
@@ -1916,7 +1916,7 @@ type DelegationToken struct {
 
 func (x *DelegationToken) Reset() {
 	*x = DelegationToken{}
-	mi := &file_client_proto_msgTypes[17]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1928,7 +1928,7 @@ func (x *DelegationToken) String() string {
 func (*DelegationToken) ProtoMessage() {}
 
 func (x *DelegationToken) ProtoReflect() protoreflect.Message {
-	mi := &file_client_proto_msgTypes[17]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1941,7 +1941,7 @@ func (x *DelegationToken) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DelegationToken.ProtoReflect.Descriptor instead.
 func (*DelegationToken) Descriptor() ([]byte, []int) {
-	return file_client_proto_rawDescGZIP(), []int{17}
+	return file_weir_hbasepb_client_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *DelegationToken) GetIdentifier() []byte {
@@ -1982,7 +1982,7 @@ type PrepareBulkLoadRequest struct {
 
 func (x *PrepareBulkLoadRequest) Reset() {
 	*x = PrepareBulkLoadRequest{}
-	mi := &file_client_proto_msgTypes[18]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1994,7 +1994,7 @@ func (x *PrepareBulkLoadRequest) String() string {
 func (*PrepareBulkLoadRequest) ProtoMessage() {}
 
 func (x *PrepareBulkLoadRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_client_proto_msgTypes[18]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2007,7 +2007,7 @@ func (x *PrepareBulkLoadRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrepareBulkLoadRequest.ProtoReflect.Descriptor instead.
 func (*PrepareBulkLoadRequest) Descriptor() ([]byte, []int) {
-	return file_client_proto_rawDescGZIP(), []int{18}
+	return file_weir_hbasepb_client_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *PrepareBulkLoadRequest) GetTableName() *TableName {
@@ -2033,7 +2033,7 @@ type PrepareBulkLoadResponse struct {
 
 func (x *PrepareBulkLoadResponse) Reset() {
 	*x = PrepareBulkLoadResponse{}
-	mi := &file_client_proto_msgTypes[19]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2045,7 +2045,7 @@ func (x *PrepareBulkLoadResponse) String() string {
 func (*PrepareBulkLoadResponse) ProtoMessage() {}
 
 func (x *PrepareBulkLoadResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_client_proto_msgTypes[19]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2058,7 +2058,7 @@ func (x *PrepareBulkLoadResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrepareBulkLoadResponse.ProtoReflect.Descriptor instead.
 func (*PrepareBulkLoadResponse) Descriptor() ([]byte, []int) {
-	return file_client_proto_rawDescGZIP(), []int{19}
+	return file_weir_hbasepb_client_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *PrepareBulkLoadResponse) GetBulkToken() string {
@@ -2078,7 +2078,7 @@ type CleanupBulkLoadRequest struct {
 
 func (x *CleanupBulkLoadRequest) Reset() {
 	*x = CleanupBulkLoadRequest{}
-	mi := &file_client_proto_msgTypes[20]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2090,7 +2090,7 @@ func (x *CleanupBulkLoadRequest) String() string {
 func (*CleanupBulkLoadRequest) ProtoMessage() {}
 
 func (x *CleanupBulkLoadRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_client_proto_msgTypes[20]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2103,7 +2103,7 @@ func (x *CleanupBulkLoadRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CleanupBulkLoadRequest.ProtoReflect.Descriptor instead.
 func (*CleanupBulkLoadRequest) Descriptor() ([]byte, []int) {
-	return file_client_proto_rawDescGZIP(), []int{20}
+	return file_weir_hbasepb_client_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *CleanupBulkLoadRequest) GetBulkToken() string {
@@ -2128,7 +2128,7 @@ type CleanupBulkLoadResponse struct {
 
 func (x *CleanupBulkLoadResponse) Reset() {
 	*x = CleanupBulkLoadResponse{}
-	mi := &file_client_proto_msgTypes[21]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2140,7 +2140,7 @@ func (x *CleanupBulkLoadResponse) String() string {
 func (*CleanupBulkLoadResponse) ProtoMessage() {}
 
 func (x *CleanupBulkLoadResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_client_proto_msgTypes[21]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2153,7 +2153,7 @@ func (x *CleanupBulkLoadResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CleanupBulkLoadResponse.ProtoReflect.Descriptor instead.
 func (*CleanupBulkLoadResponse) Descriptor() ([]byte, []int) {
-	return file_client_proto_rawDescGZIP(), []int{21}
+	return file_weir_hbasepb_client_proto_rawDescGZIP(), []int{21}
 }
 
 type CoprocessorServiceCall struct {
@@ -2168,7 +2168,7 @@ type CoprocessorServiceCall struct {
 
 func (x *CoprocessorServiceCall) Reset() {
 	*x = CoprocessorServiceCall{}
-	mi := &file_client_proto_msgTypes[22]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2180,7 +2180,7 @@ func (x *CoprocessorServiceCall) String() string {
 func (*CoprocessorServiceCall) ProtoMessage() {}
 
 func (x *CoprocessorServiceCall) ProtoReflect() protoreflect.Message {
-	mi := &file_client_proto_msgTypes[22]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2193,7 +2193,7 @@ func (x *CoprocessorServiceCall) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CoprocessorServiceCall.ProtoReflect.Descriptor instead.
 func (*CoprocessorServiceCall) Descriptor() ([]byte, []int) {
-	return file_client_proto_rawDescGZIP(), []int{22}
+	return file_weir_hbasepb_client_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *CoprocessorServiceCall) GetRow() []byte {
@@ -2233,7 +2233,7 @@ type CoprocessorServiceResult struct {
 
 func (x *CoprocessorServiceResult) Reset() {
 	*x = CoprocessorServiceResult{}
-	mi := &file_client_proto_msgTypes[23]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2245,7 +2245,7 @@ func (x *CoprocessorServiceResult) String() string {
 func (*CoprocessorServiceResult) ProtoMessage() {}
 
 func (x *CoprocessorServiceResult) ProtoReflect() protoreflect.Message {
-	mi := &file_client_proto_msgTypes[23]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2258,7 +2258,7 @@ func (x *CoprocessorServiceResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CoprocessorServiceResult.ProtoReflect.Descriptor instead.
 func (*CoprocessorServiceResult) Descriptor() ([]byte, []int) {
-	return file_client_proto_rawDescGZIP(), []int{23}
+	return file_weir_hbasepb_client_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *CoprocessorServiceResult) GetValue() *NameBytesPair {
@@ -2278,7 +2278,7 @@ type CoprocessorServiceRequest struct {
 
 func (x *CoprocessorServiceRequest) Reset() {
 	*x = CoprocessorServiceRequest{}
-	mi := &file_client_proto_msgTypes[24]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2290,7 +2290,7 @@ func (x *CoprocessorServiceRequest) String() string {
 func (*CoprocessorServiceRequest) ProtoMessage() {}
 
 func (x *CoprocessorServiceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_client_proto_msgTypes[24]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2303,7 +2303,7 @@ func (x *CoprocessorServiceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CoprocessorServiceRequest.ProtoReflect.Descriptor instead.
 func (*CoprocessorServiceRequest) Descriptor() ([]byte, []int) {
-	return file_client_proto_rawDescGZIP(), []int{24}
+	return file_weir_hbasepb_client_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *CoprocessorServiceRequest) GetRegion() *RegionSpecifier {
@@ -2330,7 +2330,7 @@ type CoprocessorServiceResponse struct {
 
 func (x *CoprocessorServiceResponse) Reset() {
 	*x = CoprocessorServiceResponse{}
-	mi := &file_client_proto_msgTypes[25]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2342,7 +2342,7 @@ func (x *CoprocessorServiceResponse) String() string {
 func (*CoprocessorServiceResponse) ProtoMessage() {}
 
 func (x *CoprocessorServiceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_client_proto_msgTypes[25]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2355,7 +2355,7 @@ func (x *CoprocessorServiceResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CoprocessorServiceResponse.ProtoReflect.Descriptor instead.
 func (*CoprocessorServiceResponse) Descriptor() ([]byte, []int) {
-	return file_client_proto_rawDescGZIP(), []int{25}
+	return file_weir_hbasepb_client_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *CoprocessorServiceResponse) GetRegion() *RegionSpecifier {
@@ -2385,7 +2385,7 @@ type Action struct {
 
 func (x *Action) Reset() {
 	*x = Action{}
-	mi := &file_client_proto_msgTypes[26]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2397,7 +2397,7 @@ func (x *Action) String() string {
 func (*Action) ProtoMessage() {}
 
 func (x *Action) ProtoReflect() protoreflect.Message {
-	mi := &file_client_proto_msgTypes[26]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2410,7 +2410,7 @@ func (x *Action) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Action.ProtoReflect.Descriptor instead.
 func (*Action) Descriptor() ([]byte, []int) {
-	return file_client_proto_rawDescGZIP(), []int{26}
+	return file_weir_hbasepb_client_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *Action) GetIndex() uint32 {
@@ -2455,7 +2455,7 @@ type RegionAction struct {
 
 func (x *RegionAction) Reset() {
 	*x = RegionAction{}
-	mi := &file_client_proto_msgTypes[27]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2467,7 +2467,7 @@ func (x *RegionAction) String() string {
 func (*RegionAction) ProtoMessage() {}
 
 func (x *RegionAction) ProtoReflect() protoreflect.Message {
-	mi := &file_client_proto_msgTypes[27]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2480,7 +2480,7 @@ func (x *RegionAction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegionAction.ProtoReflect.Descriptor instead.
 func (*RegionAction) Descriptor() ([]byte, []int) {
-	return file_client_proto_rawDescGZIP(), []int{27}
+	return file_weir_hbasepb_client_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *RegionAction) GetRegion() *RegionSpecifier {
@@ -2520,7 +2520,7 @@ type QueryMetrics struct {
 
 func (x *QueryMetrics) Reset() {
 	*x = QueryMetrics{}
-	mi := &file_client_proto_msgTypes[28]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2532,7 +2532,7 @@ func (x *QueryMetrics) String() string {
 func (*QueryMetrics) ProtoMessage() {}
 
 func (x *QueryMetrics) ProtoReflect() protoreflect.Message {
-	mi := &file_client_proto_msgTypes[28]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2545,7 +2545,7 @@ func (x *QueryMetrics) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QueryMetrics.ProtoReflect.Descriptor instead.
 func (*QueryMetrics) Descriptor() ([]byte, []int) {
-	return file_client_proto_rawDescGZIP(), []int{28}
+	return file_weir_hbasepb_client_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *QueryMetrics) GetBlockBytesScanned() uint64 {
@@ -2574,7 +2574,7 @@ const (
 
 func (x *RegionLoadStats) Reset() {
 	*x = RegionLoadStats{}
-	mi := &file_client_proto_msgTypes[29]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2586,7 +2586,7 @@ func (x *RegionLoadStats) String() string {
 func (*RegionLoadStats) ProtoMessage() {}
 
 func (x *RegionLoadStats) ProtoReflect() protoreflect.Message {
-	mi := &file_client_proto_msgTypes[29]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2599,7 +2599,7 @@ func (x *RegionLoadStats) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegionLoadStats.ProtoReflect.Descriptor instead.
 func (*RegionLoadStats) Descriptor() ([]byte, []int) {
-	return file_client_proto_rawDescGZIP(), []int{29}
+	return file_weir_hbasepb_client_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *RegionLoadStats) GetMemStoreLoad() int32 {
@@ -2633,7 +2633,7 @@ type MultiRegionLoadStats struct {
 
 func (x *MultiRegionLoadStats) Reset() {
 	*x = MultiRegionLoadStats{}
-	mi := &file_client_proto_msgTypes[30]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2645,7 +2645,7 @@ func (x *MultiRegionLoadStats) String() string {
 func (*MultiRegionLoadStats) ProtoMessage() {}
 
 func (x *MultiRegionLoadStats) ProtoReflect() protoreflect.Message {
-	mi := &file_client_proto_msgTypes[30]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2658,7 +2658,7 @@ func (x *MultiRegionLoadStats) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MultiRegionLoadStats.ProtoReflect.Descriptor instead.
 func (*MultiRegionLoadStats) Descriptor() ([]byte, []int) {
-	return file_client_proto_rawDescGZIP(), []int{30}
+	return file_weir_hbasepb_client_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *MultiRegionLoadStats) GetRegion() []*RegionSpecifier {
@@ -2682,7 +2682,7 @@ type ResultOrException struct {
 	// name = Java exception class, value = its message (stringified).
 	Exception     *NameBytesPair            `protobuf:"bytes,3,opt,name=exception" json:"exception,omitempty"`
 	ServiceResult *CoprocessorServiceResult `protobuf:"bytes,4,opt,name=service_result,json=serviceResult" json:"service_result,omitempty"`
-	// Deprecated: Marked as deprecated in client.proto.
+	// Deprecated: Marked as deprecated in weir/hbasepb/client.proto.
 	LoadStats     *RegionLoadStats `protobuf:"bytes,5,opt,name=loadStats" json:"loadStats,omitempty"`
 	Metrics       *QueryMetrics    `protobuf:"bytes,6,opt,name=metrics" json:"metrics,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -2691,7 +2691,7 @@ type ResultOrException struct {
 
 func (x *ResultOrException) Reset() {
 	*x = ResultOrException{}
-	mi := &file_client_proto_msgTypes[31]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2703,7 +2703,7 @@ func (x *ResultOrException) String() string {
 func (*ResultOrException) ProtoMessage() {}
 
 func (x *ResultOrException) ProtoReflect() protoreflect.Message {
-	mi := &file_client_proto_msgTypes[31]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2716,7 +2716,7 @@ func (x *ResultOrException) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResultOrException.ProtoReflect.Descriptor instead.
 func (*ResultOrException) Descriptor() ([]byte, []int) {
-	return file_client_proto_rawDescGZIP(), []int{31}
+	return file_weir_hbasepb_client_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *ResultOrException) GetIndex() uint32 {
@@ -2747,7 +2747,7 @@ func (x *ResultOrException) GetServiceResult() *CoprocessorServiceResult {
 	return nil
 }
 
-// Deprecated: Marked as deprecated in client.proto.
+// Deprecated: Marked as deprecated in weir/hbasepb/client.proto.
 func (x *ResultOrException) GetLoadStats() *RegionLoadStats {
 	if x != nil {
 		return x.LoadStats
@@ -2775,7 +2775,7 @@ type RegionActionResult struct {
 
 func (x *RegionActionResult) Reset() {
 	*x = RegionActionResult{}
-	mi := &file_client_proto_msgTypes[32]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2787,7 +2787,7 @@ func (x *RegionActionResult) String() string {
 func (*RegionActionResult) ProtoMessage() {}
 
 func (x *RegionActionResult) ProtoReflect() protoreflect.Message {
-	mi := &file_client_proto_msgTypes[32]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2800,7 +2800,7 @@ func (x *RegionActionResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegionActionResult.ProtoReflect.Descriptor instead.
 func (*RegionActionResult) Descriptor() ([]byte, []int) {
-	return file_client_proto_rawDescGZIP(), []int{32}
+	return file_weir_hbasepb_client_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *RegionActionResult) GetResultOrException() []*ResultOrException {
@@ -2828,7 +2828,7 @@ type MultiRequest struct {
 	state        protoimpl.MessageState `protogen:"open.v1"`
 	RegionAction []*RegionAction        `protobuf:"bytes,1,rep,name=regionAction" json:"regionAction,omitempty"`
 	NonceGroup   *uint64                `protobuf:"varint,2,opt,name=nonceGroup" json:"nonceGroup,omitempty"`
-	// Deprecated: Marked as deprecated in client.proto.
+	// Deprecated: Marked as deprecated in weir/hbasepb/client.proto.
 	Condition     *Condition `protobuf:"bytes,3,opt,name=condition" json:"condition,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -2836,7 +2836,7 @@ type MultiRequest struct {
 
 func (x *MultiRequest) Reset() {
 	*x = MultiRequest{}
-	mi := &file_client_proto_msgTypes[33]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2848,7 +2848,7 @@ func (x *MultiRequest) String() string {
 func (*MultiRequest) ProtoMessage() {}
 
 func (x *MultiRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_client_proto_msgTypes[33]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2861,7 +2861,7 @@ func (x *MultiRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MultiRequest.ProtoReflect.Descriptor instead.
 func (*MultiRequest) Descriptor() ([]byte, []int) {
-	return file_client_proto_rawDescGZIP(), []int{33}
+	return file_weir_hbasepb_client_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *MultiRequest) GetRegionAction() []*RegionAction {
@@ -2878,7 +2878,7 @@ func (x *MultiRequest) GetNonceGroup() uint64 {
 	return 0
 }
 
-// Deprecated: Marked as deprecated in client.proto.
+// Deprecated: Marked as deprecated in weir/hbasepb/client.proto.
 func (x *MultiRequest) GetCondition() *Condition {
 	if x != nil {
 		return x.Condition
@@ -2889,7 +2889,7 @@ func (x *MultiRequest) GetCondition() *Condition {
 type MultiResponse struct {
 	state              protoimpl.MessageState `protogen:"open.v1"`
 	RegionActionResult []*RegionActionResult  `protobuf:"bytes,1,rep,name=regionActionResult" json:"regionActionResult,omitempty"`
-	// Deprecated: Marked as deprecated in client.proto.
+	// Deprecated: Marked as deprecated in weir/hbasepb/client.proto.
 	Processed        *bool                 `protobuf:"varint,2,opt,name=processed" json:"processed,omitempty"`
 	RegionStatistics *MultiRegionLoadStats `protobuf:"bytes,3,opt,name=regionStatistics" json:"regionStatistics,omitempty"`
 	unknownFields    protoimpl.UnknownFields
@@ -2898,7 +2898,7 @@ type MultiResponse struct {
 
 func (x *MultiResponse) Reset() {
 	*x = MultiResponse{}
-	mi := &file_client_proto_msgTypes[34]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2910,7 +2910,7 @@ func (x *MultiResponse) String() string {
 func (*MultiResponse) ProtoMessage() {}
 
 func (x *MultiResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_client_proto_msgTypes[34]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2923,7 +2923,7 @@ func (x *MultiResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MultiResponse.ProtoReflect.Descriptor instead.
 func (*MultiResponse) Descriptor() ([]byte, []int) {
-	return file_client_proto_rawDescGZIP(), []int{34}
+	return file_weir_hbasepb_client_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *MultiResponse) GetRegionActionResult() []*RegionActionResult {
@@ -2933,7 +2933,7 @@ func (x *MultiResponse) GetRegionActionResult() []*RegionActionResult {
 	return nil
 }
 
-// Deprecated: Marked as deprecated in client.proto.
+// Deprecated: Marked as deprecated in weir/hbasepb/client.proto.
 func (x *MultiResponse) GetProcessed() bool {
 	if x != nil && x.Processed != nil {
 		return *x.Processed
@@ -2958,7 +2958,7 @@ type ScanMetrics struct {
 
 func (x *ScanMetrics) Reset() {
 	*x = ScanMetrics{}
-	mi := &file_client_proto_msgTypes[35]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2970,7 +2970,7 @@ func (x *ScanMetrics) String() string {
 func (*ScanMetrics) ProtoMessage() {}
 
 func (x *ScanMetrics) ProtoReflect() protoreflect.Message {
-	mi := &file_client_proto_msgTypes[35]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2983,7 +2983,7 @@ func (x *ScanMetrics) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScanMetrics.ProtoReflect.Descriptor instead.
 func (*ScanMetrics) Descriptor() ([]byte, []int) {
-	return file_client_proto_rawDescGZIP(), []int{35}
+	return file_weir_hbasepb_client_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *ScanMetrics) GetMetrics() []*NameInt64Pair {
@@ -3003,7 +3003,7 @@ type MutationProto_ColumnValue struct {
 
 func (x *MutationProto_ColumnValue) Reset() {
 	*x = MutationProto_ColumnValue{}
-	mi := &file_client_proto_msgTypes[36]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3015,7 +3015,7 @@ func (x *MutationProto_ColumnValue) String() string {
 func (*MutationProto_ColumnValue) ProtoMessage() {}
 
 func (x *MutationProto_ColumnValue) ProtoReflect() protoreflect.Message {
-	mi := &file_client_proto_msgTypes[36]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3028,7 +3028,7 @@ func (x *MutationProto_ColumnValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MutationProto_ColumnValue.ProtoReflect.Descriptor instead.
 func (*MutationProto_ColumnValue) Descriptor() ([]byte, []int) {
-	return file_client_proto_rawDescGZIP(), []int{8, 0}
+	return file_weir_hbasepb_client_proto_rawDescGZIP(), []int{8, 0}
 }
 
 func (x *MutationProto_ColumnValue) GetFamily() []byte {
@@ -3058,7 +3058,7 @@ type MutationProto_ColumnValue_QualifierValue struct {
 
 func (x *MutationProto_ColumnValue_QualifierValue) Reset() {
 	*x = MutationProto_ColumnValue_QualifierValue{}
-	mi := &file_client_proto_msgTypes[37]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3070,7 +3070,7 @@ func (x *MutationProto_ColumnValue_QualifierValue) String() string {
 func (*MutationProto_ColumnValue_QualifierValue) ProtoMessage() {}
 
 func (x *MutationProto_ColumnValue_QualifierValue) ProtoReflect() protoreflect.Message {
-	mi := &file_client_proto_msgTypes[37]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3083,7 +3083,7 @@ func (x *MutationProto_ColumnValue_QualifierValue) ProtoReflect() protoreflect.M
 
 // Deprecated: Use MutationProto_ColumnValue_QualifierValue.ProtoReflect.Descriptor instead.
 func (*MutationProto_ColumnValue_QualifierValue) Descriptor() ([]byte, []int) {
-	return file_client_proto_rawDescGZIP(), []int{8, 0, 0}
+	return file_weir_hbasepb_client_proto_rawDescGZIP(), []int{8, 0, 0}
 }
 
 func (x *MutationProto_ColumnValue_QualifierValue) GetQualifier() []byte {
@@ -3131,7 +3131,7 @@ type BulkLoadHFileRequest_FamilyPath struct {
 
 func (x *BulkLoadHFileRequest_FamilyPath) Reset() {
 	*x = BulkLoadHFileRequest_FamilyPath{}
-	mi := &file_client_proto_msgTypes[38]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3143,7 +3143,7 @@ func (x *BulkLoadHFileRequest_FamilyPath) String() string {
 func (*BulkLoadHFileRequest_FamilyPath) ProtoMessage() {}
 
 func (x *BulkLoadHFileRequest_FamilyPath) ProtoReflect() protoreflect.Message {
-	mi := &file_client_proto_msgTypes[38]
+	mi := &file_weir_hbasepb_client_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3156,7 +3156,7 @@ func (x *BulkLoadHFileRequest_FamilyPath) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BulkLoadHFileRequest_FamilyPath.ProtoReflect.Descriptor instead.
 func (*BulkLoadHFileRequest_FamilyPath) Descriptor() ([]byte, []int) {
-	return file_client_proto_rawDescGZIP(), []int{15, 0}
+	return file_weir_hbasepb_client_proto_rawDescGZIP(), []int{15, 0}
 }
 
 func (x *BulkLoadHFileRequest_FamilyPath) GetFamily() []byte {
@@ -3173,12 +3173,11 @@ func (x *BulkLoadHFileRequest_FamilyPath) GetPath() string {
 	return ""
 }
 
-var File_client_proto protoreflect.FileDescriptor
+var File_weir_hbasepb_client_proto protoreflect.FileDescriptor
 
-const file_client_proto_rawDesc = "" +
+const file_weir_hbasepb_client_proto_rawDesc = "" +
 	"\n" +
-	"\fclient.proto\x12\bhbase.pb\x1a\vhbase.proto\x1a\ffilter.proto\x1a\n" +
-	"cell.proto\x1a\x10comparator.proto\"&\n" +
+	"\x19weir/hbasepb/client.proto\x12\bhbase.pb\x1a\x18weir/hbasepb/hbase.proto\x1a\x19weir/hbasepb/filter.proto\x1a\x17weir/hbasepb/cell.proto\x1a\x1dweir/hbasepb/comparator.proto\"&\n" +
 	"\x0eAuthorizations\x12\x14\n" +
 	"\x05label\x18\x01 \x03(\tR\x05label\"0\n" +
 	"\x0eCellVisibility\x12\x1e\n" +
@@ -3462,20 +3461,20 @@ const file_client_proto_rawDesc = "" +
 	"\x05Multi\x12\x16.hbase.pb.MultiRequest\x1a\x17.hbase.pb.MultiResponseB)Z'github.com/weirdb/weir/internal/hbasepb"
 
 var (
-	file_client_proto_rawDescOnce sync.Once
-	file_client_proto_rawDescData []byte
+	file_weir_hbasepb_client_proto_rawDescOnce sync.Once
+	file_weir_hbasepb_client_proto_rawDescData []byte
 )
 
-func file_client_proto_rawDescGZIP() []byte {
-	file_client_proto_rawDescOnce.Do(func() {
-		file_client_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_client_proto_rawDesc), len(file_client_proto_rawDesc)))
+func file_weir_hbasepb_client_proto_rawDescGZIP() []byte {
+	file_weir_hbasepb_client_proto_rawDescOnce.Do(func() {
+		file_weir_hbasepb_client_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_weir_hbasepb_client_proto_rawDesc), len(file_weir_hbasepb_client_proto_rawDesc)))
 	})
-	return file_client_proto_rawDescData
+	return file_weir_hbasepb_client_proto_rawDescData
 }
 
-var file_client_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_client_proto_msgTypes = make([]protoimpl.MessageInfo, 39)
-var file_client_proto_goTypes = []any{
+var file_weir_hbasepb_client_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
+var file_weir_hbasepb_client_proto_msgTypes = make([]protoimpl.MessageInfo, 39)
+var file_weir_hbasepb_client_proto_goTypes = []any{
 	(Consistency)(0),                                 // 0: hbase.pb.Consistency
 	(MutationProto_Durability)(0),                    // 1: hbase.pb.MutationProto.Durability
 	(MutationProto_MutationType)(0),                  // 2: hbase.pb.MutationProto.MutationType
@@ -3531,7 +3530,7 @@ var file_client_proto_goTypes = []any{
 	(*TableName)(nil),                                // 52: hbase.pb.TableName
 	(*NameInt64Pair)(nil),                            // 53: hbase.pb.NameInt64Pair
 }
-var file_client_proto_depIdxs = []int32{
+var file_weir_hbasepb_client_proto_depIdxs = []int32{
 	7,  // 0: hbase.pb.Get.column:type_name -> hbase.pb.Column
 	44, // 1: hbase.pb.Get.attribute:type_name -> hbase.pb.NameBytesPair
 	45, // 2: hbase.pb.Get.filter:type_name -> hbase.pb.Filter
@@ -3628,31 +3627,31 @@ var file_client_proto_depIdxs = []int32{
 	0,  // [0:71] is the sub-list for field type_name
 }
 
-func init() { file_client_proto_init() }
-func file_client_proto_init() {
-	if File_client_proto != nil {
+func init() { file_weir_hbasepb_client_proto_init() }
+func file_weir_hbasepb_client_proto_init() {
+	if File_weir_hbasepb_client_proto != nil {
 		return
 	}
-	file_hbase_proto_init()
-	file_filter_proto_init()
-	file_cell_proto_init()
-	file_comparator_proto_init()
+	file_weir_hbasepb_hbase_proto_init()
+	file_weir_hbasepb_filter_proto_init()
+	file_weir_hbasepb_cell_proto_init()
+	file_weir_hbasepb_comparator_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
-			RawDescriptor: unsafe.Slice(unsafe.StringData(file_client_proto_rawDesc), len(file_client_proto_rawDesc)),
+			RawDescriptor: unsafe.Slice(unsafe.StringData(file_weir_hbasepb_client_proto_rawDesc), len(file_weir_hbasepb_client_proto_rawDesc)),
 			NumEnums:      5,
 			NumMessages:   39,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
-		GoTypes:           file_client_proto_goTypes,
-		DependencyIndexes: file_client_proto_depIdxs,
-		EnumInfos:         file_client_proto_enumTypes,
-		MessageInfos:      file_client_proto_msgTypes,
+		GoTypes:           file_weir_hbasepb_client_proto_goTypes,
+		DependencyIndexes: file_weir_hbasepb_client_proto_depIdxs,
+		EnumInfos:         file_weir_hbasepb_client_proto_enumTypes,
+		MessageInfos:      file_weir_hbasepb_client_proto_msgTypes,
 	}.Build()
-	File_client_proto = out.File
-	file_client_proto_goTypes = nil
-	file_client_proto_depIdxs = nil
+	File_weir_hbasepb_client_proto = out.File
+	file_weir_hbasepb_client_proto_goTypes = nil
+	file_weir_hbasepb_client_proto_depIdxs = nil
 }

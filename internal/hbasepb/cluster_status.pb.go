@@ -6,7 +6,7 @@
 // versions:
 // 	protoc-gen-go v1.36.12
 // 	protoc        v3.21.12
-// source: cluster_status.proto
+// source: weir/hbasepb/cluster_status.proto
 
 package hbasepb
 
@@ -92,11 +92,11 @@ func (x Option) String() string {
 }
 
 func (Option) Descriptor() protoreflect.EnumDescriptor {
-	return file_cluster_status_proto_enumTypes[0].Descriptor()
+	return file_weir_hbasepb_cluster_status_proto_enumTypes[0].Descriptor()
 }
 
 func (Option) Type() protoreflect.EnumType {
-	return &file_cluster_status_proto_enumTypes[0]
+	return &file_weir_hbasepb_cluster_status_proto_enumTypes[0]
 }
 
 func (x Option) Number() protoreflect.EnumNumber {
@@ -115,7 +115,7 @@ func (x *Option) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use Option.Descriptor instead.
 func (Option) EnumDescriptor() ([]byte, []int) {
-	return file_cluster_status_proto_rawDescGZIP(), []int{0}
+	return file_weir_hbasepb_cluster_status_proto_rawDescGZIP(), []int{0}
 }
 
 type RegionState_State int32
@@ -190,11 +190,11 @@ func (x RegionState_State) String() string {
 }
 
 func (RegionState_State) Descriptor() protoreflect.EnumDescriptor {
-	return file_cluster_status_proto_enumTypes[1].Descriptor()
+	return file_weir_hbasepb_cluster_status_proto_enumTypes[1].Descriptor()
 }
 
 func (RegionState_State) Type() protoreflect.EnumType {
-	return &file_cluster_status_proto_enumTypes[1]
+	return &file_weir_hbasepb_cluster_status_proto_enumTypes[1]
 }
 
 func (x RegionState_State) Number() protoreflect.EnumNumber {
@@ -213,7 +213,7 @@ func (x *RegionState_State) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use RegionState_State.Descriptor instead.
 func (RegionState_State) EnumDescriptor() ([]byte, []int) {
-	return file_cluster_status_proto_rawDescGZIP(), []int{0, 0}
+	return file_weir_hbasepb_cluster_status_proto_rawDescGZIP(), []int{0, 0}
 }
 
 type RegionLoad_CompactionState int32
@@ -252,11 +252,11 @@ func (x RegionLoad_CompactionState) String() string {
 }
 
 func (RegionLoad_CompactionState) Descriptor() protoreflect.EnumDescriptor {
-	return file_cluster_status_proto_enumTypes[2].Descriptor()
+	return file_weir_hbasepb_cluster_status_proto_enumTypes[2].Descriptor()
 }
 
 func (RegionLoad_CompactionState) Type() protoreflect.EnumType {
-	return &file_cluster_status_proto_enumTypes[2]
+	return &file_weir_hbasepb_cluster_status_proto_enumTypes[2]
 }
 
 func (x RegionLoad_CompactionState) Number() protoreflect.EnumNumber {
@@ -275,7 +275,7 @@ func (x *RegionLoad_CompactionState) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use RegionLoad_CompactionState.Descriptor instead.
 func (RegionLoad_CompactionState) EnumDescriptor() ([]byte, []int) {
-	return file_cluster_status_proto_rawDescGZIP(), []int{4, 0}
+	return file_weir_hbasepb_cluster_status_proto_rawDescGZIP(), []int{4, 0}
 }
 
 type ServerTask_State int32
@@ -314,11 +314,11 @@ func (x ServerTask_State) String() string {
 }
 
 func (ServerTask_State) Descriptor() protoreflect.EnumDescriptor {
-	return file_cluster_status_proto_enumTypes[3].Descriptor()
+	return file_weir_hbasepb_cluster_status_proto_enumTypes[3].Descriptor()
 }
 
 func (ServerTask_State) Type() protoreflect.EnumType {
-	return &file_cluster_status_proto_enumTypes[3]
+	return &file_weir_hbasepb_cluster_status_proto_enumTypes[3]
 }
 
 func (x ServerTask_State) Number() protoreflect.EnumNumber {
@@ -337,7 +337,7 @@ func (x *ServerTask_State) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use ServerTask_State.Descriptor instead.
 func (ServerTask_State) EnumDescriptor() ([]byte, []int) {
-	return file_cluster_status_proto_rawDescGZIP(), []int{9, 0}
+	return file_weir_hbasepb_cluster_status_proto_rawDescGZIP(), []int{9, 0}
 }
 
 type RegionState struct {
@@ -351,7 +351,7 @@ type RegionState struct {
 
 func (x *RegionState) Reset() {
 	*x = RegionState{}
-	mi := &file_cluster_status_proto_msgTypes[0]
+	mi := &file_weir_hbasepb_cluster_status_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -363,7 +363,7 @@ func (x *RegionState) String() string {
 func (*RegionState) ProtoMessage() {}
 
 func (x *RegionState) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_status_proto_msgTypes[0]
+	mi := &file_weir_hbasepb_cluster_status_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -376,7 +376,7 @@ func (x *RegionState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegionState.ProtoReflect.Descriptor instead.
 func (*RegionState) Descriptor() ([]byte, []int) {
-	return file_cluster_status_proto_rawDescGZIP(), []int{0}
+	return file_weir_hbasepb_cluster_status_proto_rawDescGZIP(), []int{0}
 }
 
 func (x *RegionState) GetRegionInfo() *RegionInfo {
@@ -410,7 +410,7 @@ type RegionInTransition struct {
 
 func (x *RegionInTransition) Reset() {
 	*x = RegionInTransition{}
-	mi := &file_cluster_status_proto_msgTypes[1]
+	mi := &file_weir_hbasepb_cluster_status_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -422,7 +422,7 @@ func (x *RegionInTransition) String() string {
 func (*RegionInTransition) ProtoMessage() {}
 
 func (x *RegionInTransition) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_status_proto_msgTypes[1]
+	mi := &file_weir_hbasepb_cluster_status_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -435,7 +435,7 @@ func (x *RegionInTransition) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegionInTransition.ProtoReflect.Descriptor instead.
 func (*RegionInTransition) Descriptor() ([]byte, []int) {
-	return file_cluster_status_proto_rawDescGZIP(), []int{1}
+	return file_weir_hbasepb_cluster_status_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *RegionInTransition) GetSpec() *RegionSpecifier {
@@ -462,7 +462,7 @@ type StoreSequenceId struct {
 
 func (x *StoreSequenceId) Reset() {
 	*x = StoreSequenceId{}
-	mi := &file_cluster_status_proto_msgTypes[2]
+	mi := &file_weir_hbasepb_cluster_status_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -474,7 +474,7 @@ func (x *StoreSequenceId) String() string {
 func (*StoreSequenceId) ProtoMessage() {}
 
 func (x *StoreSequenceId) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_status_proto_msgTypes[2]
+	mi := &file_weir_hbasepb_cluster_status_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -487,7 +487,7 @@ func (x *StoreSequenceId) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StoreSequenceId.ProtoReflect.Descriptor instead.
 func (*StoreSequenceId) Descriptor() ([]byte, []int) {
-	return file_cluster_status_proto_rawDescGZIP(), []int{2}
+	return file_weir_hbasepb_cluster_status_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *StoreSequenceId) GetFamilyName() []byte {
@@ -514,7 +514,7 @@ type RegionStoreSequenceIds struct {
 
 func (x *RegionStoreSequenceIds) Reset() {
 	*x = RegionStoreSequenceIds{}
-	mi := &file_cluster_status_proto_msgTypes[3]
+	mi := &file_weir_hbasepb_cluster_status_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -526,7 +526,7 @@ func (x *RegionStoreSequenceIds) String() string {
 func (*RegionStoreSequenceIds) ProtoMessage() {}
 
 func (x *RegionStoreSequenceIds) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_status_proto_msgTypes[3]
+	mi := &file_weir_hbasepb_cluster_status_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -539,7 +539,7 @@ func (x *RegionStoreSequenceIds) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegionStoreSequenceIds.ProtoReflect.Descriptor instead.
 func (*RegionStoreSequenceIds) Descriptor() ([]byte, []int) {
-	return file_cluster_status_proto_rawDescGZIP(), []int{3}
+	return file_weir_hbasepb_cluster_status_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *RegionStoreSequenceIds) GetLastFlushedSequenceId() uint64 {
@@ -601,7 +601,7 @@ const (
 
 func (x *RegionLoad) Reset() {
 	*x = RegionLoad{}
-	mi := &file_cluster_status_proto_msgTypes[4]
+	mi := &file_weir_hbasepb_cluster_status_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -613,7 +613,7 @@ func (x *RegionLoad) String() string {
 func (*RegionLoad) ProtoMessage() {}
 
 func (x *RegionLoad) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_status_proto_msgTypes[4]
+	mi := &file_weir_hbasepb_cluster_status_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -626,7 +626,7 @@ func (x *RegionLoad) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegionLoad.ProtoReflect.Descriptor instead.
 func (*RegionLoad) Descriptor() ([]byte, []int) {
-	return file_cluster_status_proto_rawDescGZIP(), []int{4}
+	return file_weir_hbasepb_cluster_status_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *RegionLoad) GetRegionSpecifier() *RegionSpecifier {
@@ -835,7 +835,7 @@ type UserLoad struct {
 
 func (x *UserLoad) Reset() {
 	*x = UserLoad{}
-	mi := &file_cluster_status_proto_msgTypes[5]
+	mi := &file_weir_hbasepb_cluster_status_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -847,7 +847,7 @@ func (x *UserLoad) String() string {
 func (*UserLoad) ProtoMessage() {}
 
 func (x *UserLoad) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_status_proto_msgTypes[5]
+	mi := &file_weir_hbasepb_cluster_status_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -860,7 +860,7 @@ func (x *UserLoad) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UserLoad.ProtoReflect.Descriptor instead.
 func (*UserLoad) Descriptor() ([]byte, []int) {
-	return file_cluster_status_proto_rawDescGZIP(), []int{5}
+	return file_weir_hbasepb_cluster_status_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *UserLoad) GetUserName() string {
@@ -889,7 +889,7 @@ type ClientMetrics struct {
 
 func (x *ClientMetrics) Reset() {
 	*x = ClientMetrics{}
-	mi := &file_cluster_status_proto_msgTypes[6]
+	mi := &file_weir_hbasepb_cluster_status_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -901,7 +901,7 @@ func (x *ClientMetrics) String() string {
 func (*ClientMetrics) ProtoMessage() {}
 
 func (x *ClientMetrics) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_status_proto_msgTypes[6]
+	mi := &file_weir_hbasepb_cluster_status_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -914,7 +914,7 @@ func (x *ClientMetrics) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClientMetrics.ProtoReflect.Descriptor instead.
 func (*ClientMetrics) Descriptor() ([]byte, []int) {
-	return file_cluster_status_proto_rawDescGZIP(), []int{6}
+	return file_weir_hbasepb_cluster_status_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ClientMetrics) GetHostName() string {
@@ -957,7 +957,7 @@ type ReplicationLoadSink struct {
 
 func (x *ReplicationLoadSink) Reset() {
 	*x = ReplicationLoadSink{}
-	mi := &file_cluster_status_proto_msgTypes[7]
+	mi := &file_weir_hbasepb_cluster_status_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -969,7 +969,7 @@ func (x *ReplicationLoadSink) String() string {
 func (*ReplicationLoadSink) ProtoMessage() {}
 
 func (x *ReplicationLoadSink) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_status_proto_msgTypes[7]
+	mi := &file_weir_hbasepb_cluster_status_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -982,7 +982,7 @@ func (x *ReplicationLoadSink) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReplicationLoadSink.ProtoReflect.Descriptor instead.
 func (*ReplicationLoadSink) Descriptor() ([]byte, []int) {
-	return file_cluster_status_proto_rawDescGZIP(), []int{7}
+	return file_weir_hbasepb_cluster_status_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ReplicationLoadSink) GetAgeOfLastAppliedOp() uint64 {
@@ -1033,7 +1033,7 @@ type ReplicationLoadSource struct {
 
 func (x *ReplicationLoadSource) Reset() {
 	*x = ReplicationLoadSource{}
-	mi := &file_cluster_status_proto_msgTypes[8]
+	mi := &file_weir_hbasepb_cluster_status_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1045,7 +1045,7 @@ func (x *ReplicationLoadSource) String() string {
 func (*ReplicationLoadSource) ProtoMessage() {}
 
 func (x *ReplicationLoadSource) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_status_proto_msgTypes[8]
+	mi := &file_weir_hbasepb_cluster_status_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1058,7 +1058,7 @@ func (x *ReplicationLoadSource) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReplicationLoadSource.ProtoReflect.Descriptor instead.
 func (*ReplicationLoadSource) Descriptor() ([]byte, []int) {
-	return file_cluster_status_proto_rawDescGZIP(), []int{8}
+	return file_weir_hbasepb_cluster_status_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ReplicationLoadSource) GetPeerID() string {
@@ -1158,7 +1158,7 @@ type ServerTask struct {
 
 func (x *ServerTask) Reset() {
 	*x = ServerTask{}
-	mi := &file_cluster_status_proto_msgTypes[9]
+	mi := &file_weir_hbasepb_cluster_status_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1170,7 +1170,7 @@ func (x *ServerTask) String() string {
 func (*ServerTask) ProtoMessage() {}
 
 func (x *ServerTask) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_status_proto_msgTypes[9]
+	mi := &file_weir_hbasepb_cluster_status_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1183,7 +1183,7 @@ func (x *ServerTask) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ServerTask.ProtoReflect.Descriptor instead.
 func (*ServerTask) Descriptor() ([]byte, []int) {
-	return file_cluster_status_proto_rawDescGZIP(), []int{9}
+	return file_weir_hbasepb_cluster_status_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *ServerTask) GetDescription() string {
@@ -1244,7 +1244,7 @@ type ServerLoad struct {
 
 func (x *ServerLoad) Reset() {
 	*x = ServerLoad{}
-	mi := &file_cluster_status_proto_msgTypes[10]
+	mi := &file_weir_hbasepb_cluster_status_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1256,7 +1256,7 @@ func (x *ServerLoad) String() string {
 func (*ServerLoad) ProtoMessage() {}
 
 func (x *ServerLoad) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_status_proto_msgTypes[10]
+	mi := &file_weir_hbasepb_cluster_status_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1269,7 +1269,7 @@ func (x *ServerLoad) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ServerLoad.ProtoReflect.Descriptor instead.
 func (*ServerLoad) Descriptor() ([]byte, []int) {
-	return file_cluster_status_proto_rawDescGZIP(), []int{10}
+	return file_weir_hbasepb_cluster_status_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ServerLoad) GetNumberOfRequests() uint64 {
@@ -1380,7 +1380,7 @@ type LiveServerInfo struct {
 
 func (x *LiveServerInfo) Reset() {
 	*x = LiveServerInfo{}
-	mi := &file_cluster_status_proto_msgTypes[11]
+	mi := &file_weir_hbasepb_cluster_status_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1392,7 +1392,7 @@ func (x *LiveServerInfo) String() string {
 func (*LiveServerInfo) ProtoMessage() {}
 
 func (x *LiveServerInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_status_proto_msgTypes[11]
+	mi := &file_weir_hbasepb_cluster_status_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1405,7 +1405,7 @@ func (x *LiveServerInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LiveServerInfo.ProtoReflect.Descriptor instead.
 func (*LiveServerInfo) Descriptor() ([]byte, []int) {
-	return file_cluster_status_proto_rawDescGZIP(), []int{11}
+	return file_weir_hbasepb_cluster_status_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *LiveServerInfo) GetServer() *ServerName {
@@ -1435,7 +1435,7 @@ type RegionStatesCount struct {
 
 func (x *RegionStatesCount) Reset() {
 	*x = RegionStatesCount{}
-	mi := &file_cluster_status_proto_msgTypes[12]
+	mi := &file_weir_hbasepb_cluster_status_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1447,7 +1447,7 @@ func (x *RegionStatesCount) String() string {
 func (*RegionStatesCount) ProtoMessage() {}
 
 func (x *RegionStatesCount) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_status_proto_msgTypes[12]
+	mi := &file_weir_hbasepb_cluster_status_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1460,7 +1460,7 @@ func (x *RegionStatesCount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegionStatesCount.ProtoReflect.Descriptor instead.
 func (*RegionStatesCount) Descriptor() ([]byte, []int) {
-	return file_cluster_status_proto_rawDescGZIP(), []int{12}
+	return file_weir_hbasepb_cluster_status_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *RegionStatesCount) GetOpenRegions() uint32 {
@@ -1508,7 +1508,7 @@ type TableRegionStatesCount struct {
 
 func (x *TableRegionStatesCount) Reset() {
 	*x = TableRegionStatesCount{}
-	mi := &file_cluster_status_proto_msgTypes[13]
+	mi := &file_weir_hbasepb_cluster_status_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1520,7 +1520,7 @@ func (x *TableRegionStatesCount) String() string {
 func (*TableRegionStatesCount) ProtoMessage() {}
 
 func (x *TableRegionStatesCount) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_status_proto_msgTypes[13]
+	mi := &file_weir_hbasepb_cluster_status_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1533,7 +1533,7 @@ func (x *TableRegionStatesCount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TableRegionStatesCount.ProtoReflect.Descriptor instead.
 func (*TableRegionStatesCount) Descriptor() ([]byte, []int) {
-	return file_cluster_status_proto_rawDescGZIP(), []int{13}
+	return file_weir_hbasepb_cluster_status_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *TableRegionStatesCount) GetTableName() *TableName {
@@ -1577,7 +1577,7 @@ const (
 
 func (x *ClusterStatus) Reset() {
 	*x = ClusterStatus{}
-	mi := &file_cluster_status_proto_msgTypes[14]
+	mi := &file_weir_hbasepb_cluster_status_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1589,7 +1589,7 @@ func (x *ClusterStatus) String() string {
 func (*ClusterStatus) ProtoMessage() {}
 
 func (x *ClusterStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_status_proto_msgTypes[14]
+	mi := &file_weir_hbasepb_cluster_status_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1602,7 +1602,7 @@ func (x *ClusterStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClusterStatus.ProtoReflect.Descriptor instead.
 func (*ClusterStatus) Descriptor() ([]byte, []int) {
-	return file_cluster_status_proto_rawDescGZIP(), []int{14}
+	return file_weir_hbasepb_cluster_status_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ClusterStatus) GetHbaseVersion() *HBaseVersionFileContent {
@@ -1713,7 +1713,7 @@ type ClusterId struct {
 
 func (x *ClusterId) Reset() {
 	*x = ClusterId{}
-	mi := &file_cluster_status_proto_msgTypes[15]
+	mi := &file_weir_hbasepb_cluster_status_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1725,7 +1725,7 @@ func (x *ClusterId) String() string {
 func (*ClusterId) ProtoMessage() {}
 
 func (x *ClusterId) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_status_proto_msgTypes[15]
+	mi := &file_weir_hbasepb_cluster_status_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1738,7 +1738,7 @@ func (x *ClusterId) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClusterId.ProtoReflect.Descriptor instead.
 func (*ClusterId) Descriptor() ([]byte, []int) {
-	return file_cluster_status_proto_rawDescGZIP(), []int{15}
+	return file_weir_hbasepb_cluster_status_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ClusterId) GetClusterId() string {
@@ -1758,7 +1758,7 @@ type HBaseVersionFileContent struct {
 
 func (x *HBaseVersionFileContent) Reset() {
 	*x = HBaseVersionFileContent{}
-	mi := &file_cluster_status_proto_msgTypes[16]
+	mi := &file_weir_hbasepb_cluster_status_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1770,7 +1770,7 @@ func (x *HBaseVersionFileContent) String() string {
 func (*HBaseVersionFileContent) ProtoMessage() {}
 
 func (x *HBaseVersionFileContent) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_status_proto_msgTypes[16]
+	mi := &file_weir_hbasepb_cluster_status_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1783,7 +1783,7 @@ func (x *HBaseVersionFileContent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HBaseVersionFileContent.ProtoReflect.Descriptor instead.
 func (*HBaseVersionFileContent) Descriptor() ([]byte, []int) {
-	return file_cluster_status_proto_rawDescGZIP(), []int{16}
+	return file_weir_hbasepb_cluster_status_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *HBaseVersionFileContent) GetVersion() string {
@@ -1793,11 +1793,11 @@ func (x *HBaseVersionFileContent) GetVersion() string {
 	return ""
 }
 
-var File_cluster_status_proto protoreflect.FileDescriptor
+var File_weir_hbasepb_cluster_status_proto protoreflect.FileDescriptor
 
-const file_cluster_status_proto_rawDesc = "" +
+const file_weir_hbasepb_cluster_status_proto_rawDesc = "" +
 	"\n" +
-	"\x14cluster_status.proto\x12\bhbase.pb\x1a\vhbase.proto\"\x8a\x03\n" +
+	"!weir/hbasepb/cluster_status.proto\x12\bhbase.pb\x1a\x18weir/hbasepb/hbase.proto\"\x8a\x03\n" +
 	"\vRegionState\x125\n" +
 	"\vregion_info\x18\x01 \x02(\v2\x14.hbase.pb.RegionInfoR\n" +
 	"regionInfo\x121\n" +
@@ -1991,20 +1991,20 @@ const file_cluster_status_proto_rawDesc = "" +
 	"\x0fUNKNOWN_SERVERS\x10\rB)Z'github.com/weirdb/weir/internal/hbasepb"
 
 var (
-	file_cluster_status_proto_rawDescOnce sync.Once
-	file_cluster_status_proto_rawDescData []byte
+	file_weir_hbasepb_cluster_status_proto_rawDescOnce sync.Once
+	file_weir_hbasepb_cluster_status_proto_rawDescData []byte
 )
 
-func file_cluster_status_proto_rawDescGZIP() []byte {
-	file_cluster_status_proto_rawDescOnce.Do(func() {
-		file_cluster_status_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_cluster_status_proto_rawDesc), len(file_cluster_status_proto_rawDesc)))
+func file_weir_hbasepb_cluster_status_proto_rawDescGZIP() []byte {
+	file_weir_hbasepb_cluster_status_proto_rawDescOnce.Do(func() {
+		file_weir_hbasepb_cluster_status_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_weir_hbasepb_cluster_status_proto_rawDesc), len(file_weir_hbasepb_cluster_status_proto_rawDesc)))
 	})
-	return file_cluster_status_proto_rawDescData
+	return file_weir_hbasepb_cluster_status_proto_rawDescData
 }
 
-var file_cluster_status_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_cluster_status_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
-var file_cluster_status_proto_goTypes = []any{
+var file_weir_hbasepb_cluster_status_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
+var file_weir_hbasepb_cluster_status_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
+var file_weir_hbasepb_cluster_status_proto_goTypes = []any{
 	(Option)(0),                     // 0: hbase.pb.Option
 	(RegionState_State)(0),          // 1: hbase.pb.RegionState.State
 	(RegionLoad_CompactionState)(0), // 2: hbase.pb.RegionLoad.CompactionState
@@ -2033,7 +2033,7 @@ var file_cluster_status_proto_goTypes = []any{
 	(*ServerName)(nil),              // 25: hbase.pb.ServerName
 	(*TableName)(nil),               // 26: hbase.pb.TableName
 }
-var file_cluster_status_proto_depIdxs = []int32{
+var file_weir_hbasepb_cluster_status_proto_depIdxs = []int32{
 	22, // 0: hbase.pb.RegionState.region_info:type_name -> hbase.pb.RegionInfo
 	1,  // 1: hbase.pb.RegionState.state:type_name -> hbase.pb.RegionState.State
 	23, // 2: hbase.pb.RegionInTransition.spec:type_name -> hbase.pb.RegionSpecifier
@@ -2074,28 +2074,28 @@ var file_cluster_status_proto_depIdxs = []int32{
 	0,  // [0:33] is the sub-list for field type_name
 }
 
-func init() { file_cluster_status_proto_init() }
-func file_cluster_status_proto_init() {
-	if File_cluster_status_proto != nil {
+func init() { file_weir_hbasepb_cluster_status_proto_init() }
+func file_weir_hbasepb_cluster_status_proto_init() {
+	if File_weir_hbasepb_cluster_status_proto != nil {
 		return
 	}
-	file_hbase_proto_init()
+	file_weir_hbasepb_hbase_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
-			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cluster_status_proto_rawDesc), len(file_cluster_status_proto_rawDesc)),
+			RawDescriptor: unsafe.Slice(unsafe.StringData(file_weir_hbasepb_cluster_status_proto_rawDesc), len(file_weir_hbasepb_cluster_status_proto_rawDesc)),
 			NumEnums:      4,
 			NumMessages:   18,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
-		GoTypes:           file_cluster_status_proto_goTypes,
-		DependencyIndexes: file_cluster_status_proto_depIdxs,
-		EnumInfos:         file_cluster_status_proto_enumTypes,
-		MessageInfos:      file_cluster_status_proto_msgTypes,
+		GoTypes:           file_weir_hbasepb_cluster_status_proto_goTypes,
+		DependencyIndexes: file_weir_hbasepb_cluster_status_proto_depIdxs,
+		EnumInfos:         file_weir_hbasepb_cluster_status_proto_enumTypes,
+		MessageInfos:      file_weir_hbasepb_cluster_status_proto_msgTypes,
 	}.Build()
-	File_cluster_status_proto = out.File
-	file_cluster_status_proto_goTypes = nil
-	file_cluster_status_proto_depIdxs = nil
+	File_weir_hbasepb_cluster_status_proto = out.File
+	file_weir_hbasepb_cluster_status_proto_goTypes = nil
+	file_weir_hbasepb_cluster_status_proto_depIdxs = nil
 }

@@ -6,7 +6,7 @@
 // versions:
 // 	protoc-gen-go v1.36.12
 // 	protoc        v3.21.12
-// source: comparator.proto
+// source: weir/hbasepb/comparator.proto
 
 package hbasepb
 
@@ -58,11 +58,11 @@ func (x BitComparator_BitwiseOp) String() string {
 }
 
 func (BitComparator_BitwiseOp) Descriptor() protoreflect.EnumDescriptor {
-	return file_comparator_proto_enumTypes[0].Descriptor()
+	return file_weir_hbasepb_comparator_proto_enumTypes[0].Descriptor()
 }
 
 func (BitComparator_BitwiseOp) Type() protoreflect.EnumType {
-	return &file_comparator_proto_enumTypes[0]
+	return &file_weir_hbasepb_comparator_proto_enumTypes[0]
 }
 
 func (x BitComparator_BitwiseOp) Number() protoreflect.EnumNumber {
@@ -81,7 +81,7 @@ func (x *BitComparator_BitwiseOp) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use BitComparator_BitwiseOp.Descriptor instead.
 func (BitComparator_BitwiseOp) EnumDescriptor() ([]byte, []int) {
-	return file_comparator_proto_rawDescGZIP(), []int{5, 0}
+	return file_weir_hbasepb_comparator_proto_rawDescGZIP(), []int{5, 0}
 }
 
 type Comparator struct {
@@ -95,7 +95,7 @@ type Comparator struct {
 
 func (x *Comparator) Reset() {
 	*x = Comparator{}
-	mi := &file_comparator_proto_msgTypes[0]
+	mi := &file_weir_hbasepb_comparator_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -107,7 +107,7 @@ func (x *Comparator) String() string {
 func (*Comparator) ProtoMessage() {}
 
 func (x *Comparator) ProtoReflect() protoreflect.Message {
-	mi := &file_comparator_proto_msgTypes[0]
+	mi := &file_weir_hbasepb_comparator_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -120,7 +120,7 @@ func (x *Comparator) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Comparator.ProtoReflect.Descriptor instead.
 func (*Comparator) Descriptor() ([]byte, []int) {
-	return file_comparator_proto_rawDescGZIP(), []int{0}
+	return file_weir_hbasepb_comparator_proto_rawDescGZIP(), []int{0}
 }
 
 func (x *Comparator) GetName() string {
@@ -146,7 +146,7 @@ type ByteArrayComparable struct {
 
 func (x *ByteArrayComparable) Reset() {
 	*x = ByteArrayComparable{}
-	mi := &file_comparator_proto_msgTypes[1]
+	mi := &file_weir_hbasepb_comparator_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -158,7 +158,7 @@ func (x *ByteArrayComparable) String() string {
 func (*ByteArrayComparable) ProtoMessage() {}
 
 func (x *ByteArrayComparable) ProtoReflect() protoreflect.Message {
-	mi := &file_comparator_proto_msgTypes[1]
+	mi := &file_weir_hbasepb_comparator_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -171,7 +171,7 @@ func (x *ByteArrayComparable) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ByteArrayComparable.ProtoReflect.Descriptor instead.
 func (*ByteArrayComparable) Descriptor() ([]byte, []int) {
-	return file_comparator_proto_rawDescGZIP(), []int{1}
+	return file_weir_hbasepb_comparator_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *ByteArrayComparable) GetValue() []byte {
@@ -190,7 +190,7 @@ type BinaryComparator struct {
 
 func (x *BinaryComparator) Reset() {
 	*x = BinaryComparator{}
-	mi := &file_comparator_proto_msgTypes[2]
+	mi := &file_weir_hbasepb_comparator_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -202,7 +202,7 @@ func (x *BinaryComparator) String() string {
 func (*BinaryComparator) ProtoMessage() {}
 
 func (x *BinaryComparator) ProtoReflect() protoreflect.Message {
-	mi := &file_comparator_proto_msgTypes[2]
+	mi := &file_weir_hbasepb_comparator_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -215,7 +215,7 @@ func (x *BinaryComparator) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BinaryComparator.ProtoReflect.Descriptor instead.
 func (*BinaryComparator) Descriptor() ([]byte, []int) {
-	return file_comparator_proto_rawDescGZIP(), []int{2}
+	return file_weir_hbasepb_comparator_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *BinaryComparator) GetComparable() *ByteArrayComparable {
@@ -235,7 +235,7 @@ type LongComparator struct {
 
 func (x *LongComparator) Reset() {
 	*x = LongComparator{}
-	mi := &file_comparator_proto_msgTypes[3]
+	mi := &file_weir_hbasepb_comparator_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -247,7 +247,7 @@ func (x *LongComparator) String() string {
 func (*LongComparator) ProtoMessage() {}
 
 func (x *LongComparator) ProtoReflect() protoreflect.Message {
-	mi := &file_comparator_proto_msgTypes[3]
+	mi := &file_weir_hbasepb_comparator_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -260,7 +260,7 @@ func (x *LongComparator) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LongComparator.ProtoReflect.Descriptor instead.
 func (*LongComparator) Descriptor() ([]byte, []int) {
-	return file_comparator_proto_rawDescGZIP(), []int{3}
+	return file_weir_hbasepb_comparator_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *LongComparator) GetComparable() *ByteArrayComparable {
@@ -279,7 +279,7 @@ type BinaryPrefixComparator struct {
 
 func (x *BinaryPrefixComparator) Reset() {
 	*x = BinaryPrefixComparator{}
-	mi := &file_comparator_proto_msgTypes[4]
+	mi := &file_weir_hbasepb_comparator_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -291,7 +291,7 @@ func (x *BinaryPrefixComparator) String() string {
 func (*BinaryPrefixComparator) ProtoMessage() {}
 
 func (x *BinaryPrefixComparator) ProtoReflect() protoreflect.Message {
-	mi := &file_comparator_proto_msgTypes[4]
+	mi := &file_weir_hbasepb_comparator_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -304,7 +304,7 @@ func (x *BinaryPrefixComparator) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BinaryPrefixComparator.ProtoReflect.Descriptor instead.
 func (*BinaryPrefixComparator) Descriptor() ([]byte, []int) {
-	return file_comparator_proto_rawDescGZIP(), []int{4}
+	return file_weir_hbasepb_comparator_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *BinaryPrefixComparator) GetComparable() *ByteArrayComparable {
@@ -324,7 +324,7 @@ type BitComparator struct {
 
 func (x *BitComparator) Reset() {
 	*x = BitComparator{}
-	mi := &file_comparator_proto_msgTypes[5]
+	mi := &file_weir_hbasepb_comparator_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -336,7 +336,7 @@ func (x *BitComparator) String() string {
 func (*BitComparator) ProtoMessage() {}
 
 func (x *BitComparator) ProtoReflect() protoreflect.Message {
-	mi := &file_comparator_proto_msgTypes[5]
+	mi := &file_weir_hbasepb_comparator_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -349,7 +349,7 @@ func (x *BitComparator) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BitComparator.ProtoReflect.Descriptor instead.
 func (*BitComparator) Descriptor() ([]byte, []int) {
-	return file_comparator_proto_rawDescGZIP(), []int{5}
+	return file_weir_hbasepb_comparator_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *BitComparator) GetComparable() *ByteArrayComparable {
@@ -374,7 +374,7 @@ type NullComparator struct {
 
 func (x *NullComparator) Reset() {
 	*x = NullComparator{}
-	mi := &file_comparator_proto_msgTypes[6]
+	mi := &file_weir_hbasepb_comparator_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -386,7 +386,7 @@ func (x *NullComparator) String() string {
 func (*NullComparator) ProtoMessage() {}
 
 func (x *NullComparator) ProtoReflect() protoreflect.Message {
-	mi := &file_comparator_proto_msgTypes[6]
+	mi := &file_weir_hbasepb_comparator_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -399,7 +399,7 @@ func (x *NullComparator) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NullComparator.ProtoReflect.Descriptor instead.
 func (*NullComparator) Descriptor() ([]byte, []int) {
-	return file_comparator_proto_rawDescGZIP(), []int{6}
+	return file_weir_hbasepb_comparator_proto_rawDescGZIP(), []int{6}
 }
 
 // A java.util.regex pattern; pattern_flags are java.util.regex.Pattern
@@ -416,7 +416,7 @@ type RegexStringComparator struct {
 
 func (x *RegexStringComparator) Reset() {
 	*x = RegexStringComparator{}
-	mi := &file_comparator_proto_msgTypes[7]
+	mi := &file_weir_hbasepb_comparator_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -428,7 +428,7 @@ func (x *RegexStringComparator) String() string {
 func (*RegexStringComparator) ProtoMessage() {}
 
 func (x *RegexStringComparator) ProtoReflect() protoreflect.Message {
-	mi := &file_comparator_proto_msgTypes[7]
+	mi := &file_weir_hbasepb_comparator_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -441,7 +441,7 @@ func (x *RegexStringComparator) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegexStringComparator.ProtoReflect.Descriptor instead.
 func (*RegexStringComparator) Descriptor() ([]byte, []int) {
-	return file_comparator_proto_rawDescGZIP(), []int{7}
+	return file_weir_hbasepb_comparator_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *RegexStringComparator) GetPattern() string {
@@ -481,7 +481,7 @@ type SubstringComparator struct {
 
 func (x *SubstringComparator) Reset() {
 	*x = SubstringComparator{}
-	mi := &file_comparator_proto_msgTypes[8]
+	mi := &file_weir_hbasepb_comparator_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -493,7 +493,7 @@ func (x *SubstringComparator) String() string {
 func (*SubstringComparator) ProtoMessage() {}
 
 func (x *SubstringComparator) ProtoReflect() protoreflect.Message {
-	mi := &file_comparator_proto_msgTypes[8]
+	mi := &file_weir_hbasepb_comparator_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -506,7 +506,7 @@ func (x *SubstringComparator) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubstringComparator.ProtoReflect.Descriptor instead.
 func (*SubstringComparator) Descriptor() ([]byte, []int) {
-	return file_comparator_proto_rawDescGZIP(), []int{8}
+	return file_weir_hbasepb_comparator_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *SubstringComparator) GetSubstr() string {
@@ -526,7 +526,7 @@ type BigDecimalComparator struct {
 
 func (x *BigDecimalComparator) Reset() {
 	*x = BigDecimalComparator{}
-	mi := &file_comparator_proto_msgTypes[9]
+	mi := &file_weir_hbasepb_comparator_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -538,7 +538,7 @@ func (x *BigDecimalComparator) String() string {
 func (*BigDecimalComparator) ProtoMessage() {}
 
 func (x *BigDecimalComparator) ProtoReflect() protoreflect.Message {
-	mi := &file_comparator_proto_msgTypes[9]
+	mi := &file_weir_hbasepb_comparator_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -551,7 +551,7 @@ func (x *BigDecimalComparator) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BigDecimalComparator.ProtoReflect.Descriptor instead.
 func (*BigDecimalComparator) Descriptor() ([]byte, []int) {
-	return file_comparator_proto_rawDescGZIP(), []int{9}
+	return file_weir_hbasepb_comparator_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *BigDecimalComparator) GetComparable() *ByteArrayComparable {
@@ -572,7 +572,7 @@ type BinaryComponentComparator struct {
 
 func (x *BinaryComponentComparator) Reset() {
 	*x = BinaryComponentComparator{}
-	mi := &file_comparator_proto_msgTypes[10]
+	mi := &file_weir_hbasepb_comparator_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -584,7 +584,7 @@ func (x *BinaryComponentComparator) String() string {
 func (*BinaryComponentComparator) ProtoMessage() {}
 
 func (x *BinaryComponentComparator) ProtoReflect() protoreflect.Message {
-	mi := &file_comparator_proto_msgTypes[10]
+	mi := &file_weir_hbasepb_comparator_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -597,7 +597,7 @@ func (x *BinaryComponentComparator) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BinaryComponentComparator.ProtoReflect.Descriptor instead.
 func (*BinaryComponentComparator) Descriptor() ([]byte, []int) {
-	return file_comparator_proto_rawDescGZIP(), []int{10}
+	return file_weir_hbasepb_comparator_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *BinaryComponentComparator) GetValue() []byte {
@@ -614,11 +614,11 @@ func (x *BinaryComponentComparator) GetOffset() uint32 {
 	return 0
 }
 
-var File_comparator_proto protoreflect.FileDescriptor
+var File_weir_hbasepb_comparator_proto protoreflect.FileDescriptor
 
-const file_comparator_proto_rawDesc = "" +
+const file_weir_hbasepb_comparator_proto_rawDesc = "" +
 	"\n" +
-	"\x10comparator.proto\x12\bhbase.pb\"U\n" +
+	"\x1dweir/hbasepb/comparator.proto\x12\bhbase.pb\"U\n" +
 	"\n" +
 	"Comparator\x12\x12\n" +
 	"\x04name\x18\x01 \x02(\tR\x04name\x123\n" +
@@ -664,20 +664,20 @@ const file_comparator_proto_rawDesc = "" +
 	"\x06offset\x18\x02 \x02(\rR\x06offsetB)Z'github.com/weirdb/weir/internal/hbasepb"
 
 var (
-	file_comparator_proto_rawDescOnce sync.Once
-	file_comparator_proto_rawDescData []byte
+	file_weir_hbasepb_comparator_proto_rawDescOnce sync.Once
+	file_weir_hbasepb_comparator_proto_rawDescData []byte
 )
 
-func file_comparator_proto_rawDescGZIP() []byte {
-	file_comparator_proto_rawDescOnce.Do(func() {
-		file_comparator_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_comparator_proto_rawDesc), len(file_comparator_proto_rawDesc)))
+func file_weir_hbasepb_comparator_proto_rawDescGZIP() []byte {
+	file_weir_hbasepb_comparator_proto_rawDescOnce.Do(func() {
+		file_weir_hbasepb_comparator_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_weir_hbasepb_comparator_proto_rawDesc), len(file_weir_hbasepb_comparator_proto_rawDesc)))
 	})
-	return file_comparator_proto_rawDescData
+	return file_weir_hbasepb_comparator_proto_rawDescData
 }
 
-var file_comparator_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_comparator_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
-var file_comparator_proto_goTypes = []any{
+var file_weir_hbasepb_comparator_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
+var file_weir_hbasepb_comparator_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
+var file_weir_hbasepb_comparator_proto_goTypes = []any{
 	(BitComparator_BitwiseOp)(0),      // 0: hbase.pb.BitComparator.BitwiseOp
 	(*Comparator)(nil),                // 1: hbase.pb.Comparator
 	(*ByteArrayComparable)(nil),       // 2: hbase.pb.ByteArrayComparable
@@ -691,7 +691,7 @@ var file_comparator_proto_goTypes = []any{
 	(*BigDecimalComparator)(nil),      // 10: hbase.pb.BigDecimalComparator
 	(*BinaryComponentComparator)(nil), // 11: hbase.pb.BinaryComponentComparator
 }
-var file_comparator_proto_depIdxs = []int32{
+var file_weir_hbasepb_comparator_proto_depIdxs = []int32{
 	2, // 0: hbase.pb.BinaryComparator.comparable:type_name -> hbase.pb.ByteArrayComparable
 	2, // 1: hbase.pb.LongComparator.comparable:type_name -> hbase.pb.ByteArrayComparable
 	2, // 2: hbase.pb.BinaryPrefixComparator.comparable:type_name -> hbase.pb.ByteArrayComparable
@@ -705,27 +705,27 @@ var file_comparator_proto_depIdxs = []int32{
 	0, // [0:6] is the sub-list for field type_name
 }
 
-func init() { file_comparator_proto_init() }
-func file_comparator_proto_init() {
-	if File_comparator_proto != nil {
+func init() { file_weir_hbasepb_comparator_proto_init() }
+func file_weir_hbasepb_comparator_proto_init() {
+	if File_weir_hbasepb_comparator_proto != nil {
 		return
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
-			RawDescriptor: unsafe.Slice(unsafe.StringData(file_comparator_proto_rawDesc), len(file_comparator_proto_rawDesc)),
+			RawDescriptor: unsafe.Slice(unsafe.StringData(file_weir_hbasepb_comparator_proto_rawDesc), len(file_weir_hbasepb_comparator_proto_rawDesc)),
 			NumEnums:      1,
 			NumMessages:   11,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
-		GoTypes:           file_comparator_proto_goTypes,
-		DependencyIndexes: file_comparator_proto_depIdxs,
-		EnumInfos:         file_comparator_proto_enumTypes,
-		MessageInfos:      file_comparator_proto_msgTypes,
+		GoTypes:           file_weir_hbasepb_comparator_proto_goTypes,
+		DependencyIndexes: file_weir_hbasepb_comparator_proto_depIdxs,
+		EnumInfos:         file_weir_hbasepb_comparator_proto_enumTypes,
+		MessageInfos:      file_weir_hbasepb_comparator_proto_msgTypes,
 	}.Build()
-	File_comparator_proto = out.File
-	file_comparator_proto_goTypes = nil
-	file_comparator_proto_depIdxs = nil
+	File_weir_hbasepb_comparator_proto = out.File
+	file_weir_hbasepb_comparator_proto_goTypes = nil
+	file_weir_hbasepb_comparator_proto_depIdxs = nil
 }

@@ -4,7 +4,7 @@
 // versions:
 // 	protoc-gen-go v1.36.12
 // 	protoc        v3.21.12
-// source: error_handling.proto
+// source: weir/hbasepb/error_handling.proto
 
 package hbasepb
 
@@ -35,7 +35,7 @@ type StackTraceElementMessage struct {
 
 func (x *StackTraceElementMessage) Reset() {
 	*x = StackTraceElementMessage{}
-	mi := &file_error_handling_proto_msgTypes[0]
+	mi := &file_weir_hbasepb_error_handling_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -47,7 +47,7 @@ func (x *StackTraceElementMessage) String() string {
 func (*StackTraceElementMessage) ProtoMessage() {}
 
 func (x *StackTraceElementMessage) ProtoReflect() protoreflect.Message {
-	mi := &file_error_handling_proto_msgTypes[0]
+	mi := &file_weir_hbasepb_error_handling_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -60,7 +60,7 @@ func (x *StackTraceElementMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StackTraceElementMessage.ProtoReflect.Descriptor instead.
 func (*StackTraceElementMessage) Descriptor() ([]byte, []int) {
-	return file_error_handling_proto_rawDescGZIP(), []int{0}
+	return file_weir_hbasepb_error_handling_proto_rawDescGZIP(), []int{0}
 }
 
 func (x *StackTraceElementMessage) GetDeclaringClass() string {
@@ -103,7 +103,7 @@ type GenericExceptionMessage struct {
 
 func (x *GenericExceptionMessage) Reset() {
 	*x = GenericExceptionMessage{}
-	mi := &file_error_handling_proto_msgTypes[1]
+	mi := &file_weir_hbasepb_error_handling_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -115,7 +115,7 @@ func (x *GenericExceptionMessage) String() string {
 func (*GenericExceptionMessage) ProtoMessage() {}
 
 func (x *GenericExceptionMessage) ProtoReflect() protoreflect.Message {
-	mi := &file_error_handling_proto_msgTypes[1]
+	mi := &file_weir_hbasepb_error_handling_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -128,7 +128,7 @@ func (x *GenericExceptionMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GenericExceptionMessage.ProtoReflect.Descriptor instead.
 func (*GenericExceptionMessage) Descriptor() ([]byte, []int) {
-	return file_error_handling_proto_rawDescGZIP(), []int{1}
+	return file_weir_hbasepb_error_handling_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *GenericExceptionMessage) GetClassName() string {
@@ -170,7 +170,7 @@ type ForeignExceptionMessage struct {
 
 func (x *ForeignExceptionMessage) Reset() {
 	*x = ForeignExceptionMessage{}
-	mi := &file_error_handling_proto_msgTypes[2]
+	mi := &file_weir_hbasepb_error_handling_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -182,7 +182,7 @@ func (x *ForeignExceptionMessage) String() string {
 func (*ForeignExceptionMessage) ProtoMessage() {}
 
 func (x *ForeignExceptionMessage) ProtoReflect() protoreflect.Message {
-	mi := &file_error_handling_proto_msgTypes[2]
+	mi := &file_weir_hbasepb_error_handling_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -195,7 +195,7 @@ func (x *ForeignExceptionMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ForeignExceptionMessage.ProtoReflect.Descriptor instead.
 func (*ForeignExceptionMessage) Descriptor() ([]byte, []int) {
-	return file_error_handling_proto_rawDescGZIP(), []int{2}
+	return file_weir_hbasepb_error_handling_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *ForeignExceptionMessage) GetSource() string {
@@ -212,11 +212,11 @@ func (x *ForeignExceptionMessage) GetGenericException() *GenericExceptionMessage
 	return nil
 }
 
-var File_error_handling_proto protoreflect.FileDescriptor
+var File_weir_hbasepb_error_handling_proto protoreflect.FileDescriptor
 
-const file_error_handling_proto_rawDesc = "" +
+const file_weir_hbasepb_error_handling_proto_rawDesc = "" +
 	"\n" +
-	"\x14error_handling.proto\x12\bhbase.pb\"\xa2\x01\n" +
+	"!weir/hbasepb/error_handling.proto\x12\bhbase.pb\"\xa2\x01\n" +
 	"\x18StackTraceElementMessage\x12'\n" +
 	"\x0fdeclaring_class\x18\x01 \x01(\tR\x0edeclaringClass\x12\x1f\n" +
 	"\vmethod_name\x18\x02 \x01(\tR\n" +
@@ -236,24 +236,24 @@ const file_error_handling_proto_rawDesc = "" +
 	"\x11generic_exception\x18\x02 \x01(\v2!.hbase.pb.GenericExceptionMessageR\x10genericExceptionB)Z'github.com/weirdb/weir/internal/hbasepb"
 
 var (
-	file_error_handling_proto_rawDescOnce sync.Once
-	file_error_handling_proto_rawDescData []byte
+	file_weir_hbasepb_error_handling_proto_rawDescOnce sync.Once
+	file_weir_hbasepb_error_handling_proto_rawDescData []byte
 )
 
-func file_error_handling_proto_rawDescGZIP() []byte {
-	file_error_handling_proto_rawDescOnce.Do(func() {
-		file_error_handling_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_error_handling_proto_rawDesc), len(file_error_handling_proto_rawDesc)))
+func file_weir_hbasepb_error_handling_proto_rawDescGZIP() []byte {
+	file_weir_hbasepb_error_handling_proto_rawDescOnce.Do(func() {
+		file_weir_hbasepb_error_handling_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_weir_hbasepb_error_handling_proto_rawDesc), len(file_weir_hbasepb_error_handling_proto_rawDesc)))
 	})
-	return file_error_handling_proto_rawDescData
+	return file_weir_hbasepb_error_handling_proto_rawDescData
 }
 
-var file_error_handling_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
-var file_error_handling_proto_goTypes = []any{
+var file_weir_hbasepb_error_handling_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
+var file_weir_hbasepb_error_handling_proto_goTypes = []any{
 	(*StackTraceElementMessage)(nil), // 0: hbase.pb.StackTraceElementMessage
 	(*GenericExceptionMessage)(nil),  // 1: hbase.pb.GenericExceptionMessage
 	(*ForeignExceptionMessage)(nil),  // 2: hbase.pb.ForeignExceptionMessage
 }
-var file_error_handling_proto_depIdxs = []int32{
+var file_weir_hbasepb_error_handling_proto_depIdxs = []int32{
 	0, // 0: hbase.pb.GenericExceptionMessage.trace:type_name -> hbase.pb.StackTraceElementMessage
 	1, // 1: hbase.pb.ForeignExceptionMessage.generic_exception:type_name -> hbase.pb.GenericExceptionMessage
 	2, // [2:2] is the sub-list for method output_type
@@ -263,26 +263,26 @@ var file_error_handling_proto_depIdxs = []int32{
 	0, // [0:2] is the sub-list for field type_name
 }
 
-func init() { file_error_handling_proto_init() }
-func file_error_handling_proto_init() {
-	if File_error_handling_proto != nil {
+func init() { file_weir_hbasepb_error_handling_proto_init() }
+func file_weir_hbasepb_error_handling_proto_init() {
+	if File_weir_hbasepb_error_handling_proto != nil {
 		return
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
-			RawDescriptor: unsafe.Slice(unsafe.StringData(file_error_handling_proto_rawDesc), len(file_error_handling_proto_rawDesc)),
+			RawDescriptor: unsafe.Slice(unsafe.StringData(file_weir_hbasepb_error_handling_proto_rawDesc), len(file_weir_hbasepb_error_handling_proto_rawDesc)),
 			NumEnums:      0,
 			NumMessages:   3,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
-		GoTypes:           file_error_handling_proto_goTypes,
-		DependencyIndexes: file_error_handling_proto_depIdxs,
-		MessageInfos:      file_error_handling_proto_msgTypes,
+		GoTypes:           file_weir_hbasepb_error_handling_proto_goTypes,
+		DependencyIndexes: file_weir_hbasepb_error_handling_proto_depIdxs,
+		MessageInfos:      file_weir_hbasepb_error_handling_proto_msgTypes,
 	}.Build()
-	File_error_handling_proto = out.File
-	file_error_handling_proto_goTypes = nil
-	file_error_handling_proto_depIdxs = nil
+	File_weir_hbasepb_error_handling_proto = out.File
+	file_weir_hbasepb_error_handling_proto_goTypes = nil
+	file_weir_hbasepb_error_handling_proto_depIdxs = nil
 }

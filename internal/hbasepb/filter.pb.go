@@ -5,7 +5,7 @@
 // versions:
 // 	protoc-gen-go v1.36.12
 // 	protoc        v3.21.12
-// source: filter.proto
+// source: weir/hbasepb/filter.proto
 
 package hbasepb
 
@@ -54,11 +54,11 @@ func (x FilterList_Operator) String() string {
 }
 
 func (FilterList_Operator) Descriptor() protoreflect.EnumDescriptor {
-	return file_filter_proto_enumTypes[0].Descriptor()
+	return file_weir_hbasepb_filter_proto_enumTypes[0].Descriptor()
 }
 
 func (FilterList_Operator) Type() protoreflect.EnumType {
-	return &file_filter_proto_enumTypes[0]
+	return &file_weir_hbasepb_filter_proto_enumTypes[0]
 }
 
 func (x FilterList_Operator) Number() protoreflect.EnumNumber {
@@ -77,7 +77,7 @@ func (x *FilterList_Operator) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use FilterList_Operator.Descriptor instead.
 func (FilterList_Operator) EnumDescriptor() ([]byte, []int) {
-	return file_filter_proto_rawDescGZIP(), []int{8, 0}
+	return file_weir_hbasepb_filter_proto_rawDescGZIP(), []int{8, 0}
 }
 
 type Filter struct {
@@ -91,7 +91,7 @@ type Filter struct {
 
 func (x *Filter) Reset() {
 	*x = Filter{}
-	mi := &file_filter_proto_msgTypes[0]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -103,7 +103,7 @@ func (x *Filter) String() string {
 func (*Filter) ProtoMessage() {}
 
 func (x *Filter) ProtoReflect() protoreflect.Message {
-	mi := &file_filter_proto_msgTypes[0]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -116,7 +116,7 @@ func (x *Filter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Filter.ProtoReflect.Descriptor instead.
 func (*Filter) Descriptor() ([]byte, []int) {
-	return file_filter_proto_rawDescGZIP(), []int{0}
+	return file_weir_hbasepb_filter_proto_rawDescGZIP(), []int{0}
 }
 
 func (x *Filter) GetName() string {
@@ -142,7 +142,7 @@ type ColumnCountGetFilter struct {
 
 func (x *ColumnCountGetFilter) Reset() {
 	*x = ColumnCountGetFilter{}
-	mi := &file_filter_proto_msgTypes[1]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -154,7 +154,7 @@ func (x *ColumnCountGetFilter) String() string {
 func (*ColumnCountGetFilter) ProtoMessage() {}
 
 func (x *ColumnCountGetFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_filter_proto_msgTypes[1]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -167,7 +167,7 @@ func (x *ColumnCountGetFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ColumnCountGetFilter.ProtoReflect.Descriptor instead.
 func (*ColumnCountGetFilter) Descriptor() ([]byte, []int) {
-	return file_filter_proto_rawDescGZIP(), []int{1}
+	return file_weir_hbasepb_filter_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *ColumnCountGetFilter) GetLimit() int32 {
@@ -188,7 +188,7 @@ type ColumnPaginationFilter struct {
 
 func (x *ColumnPaginationFilter) Reset() {
 	*x = ColumnPaginationFilter{}
-	mi := &file_filter_proto_msgTypes[2]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -200,7 +200,7 @@ func (x *ColumnPaginationFilter) String() string {
 func (*ColumnPaginationFilter) ProtoMessage() {}
 
 func (x *ColumnPaginationFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_filter_proto_msgTypes[2]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -213,7 +213,7 @@ func (x *ColumnPaginationFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ColumnPaginationFilter.ProtoReflect.Descriptor instead.
 func (*ColumnPaginationFilter) Descriptor() ([]byte, []int) {
-	return file_filter_proto_rawDescGZIP(), []int{2}
+	return file_weir_hbasepb_filter_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *ColumnPaginationFilter) GetLimit() int32 {
@@ -246,7 +246,7 @@ type ColumnPrefixFilter struct {
 
 func (x *ColumnPrefixFilter) Reset() {
 	*x = ColumnPrefixFilter{}
-	mi := &file_filter_proto_msgTypes[3]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -258,7 +258,7 @@ func (x *ColumnPrefixFilter) String() string {
 func (*ColumnPrefixFilter) ProtoMessage() {}
 
 func (x *ColumnPrefixFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_filter_proto_msgTypes[3]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -271,7 +271,7 @@ func (x *ColumnPrefixFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ColumnPrefixFilter.ProtoReflect.Descriptor instead.
 func (*ColumnPrefixFilter) Descriptor() ([]byte, []int) {
-	return file_filter_proto_rawDescGZIP(), []int{3}
+	return file_weir_hbasepb_filter_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *ColumnPrefixFilter) GetPrefix() []byte {
@@ -293,7 +293,7 @@ type ColumnRangeFilter struct {
 
 func (x *ColumnRangeFilter) Reset() {
 	*x = ColumnRangeFilter{}
-	mi := &file_filter_proto_msgTypes[4]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -305,7 +305,7 @@ func (x *ColumnRangeFilter) String() string {
 func (*ColumnRangeFilter) ProtoMessage() {}
 
 func (x *ColumnRangeFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_filter_proto_msgTypes[4]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -318,7 +318,7 @@ func (x *ColumnRangeFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ColumnRangeFilter.ProtoReflect.Descriptor instead.
 func (*ColumnRangeFilter) Descriptor() ([]byte, []int) {
-	return file_filter_proto_rawDescGZIP(), []int{4}
+	return file_weir_hbasepb_filter_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *ColumnRangeFilter) GetMinColumn() []byte {
@@ -361,7 +361,7 @@ type CompareFilter struct {
 
 func (x *CompareFilter) Reset() {
 	*x = CompareFilter{}
-	mi := &file_filter_proto_msgTypes[5]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -373,7 +373,7 @@ func (x *CompareFilter) String() string {
 func (*CompareFilter) ProtoMessage() {}
 
 func (x *CompareFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_filter_proto_msgTypes[5]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -386,7 +386,7 @@ func (x *CompareFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompareFilter.ProtoReflect.Descriptor instead.
 func (*CompareFilter) Descriptor() ([]byte, []int) {
-	return file_filter_proto_rawDescGZIP(), []int{5}
+	return file_weir_hbasepb_filter_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *CompareFilter) GetCompareOp() CompareType {
@@ -415,7 +415,7 @@ type DependentColumnFilter struct {
 
 func (x *DependentColumnFilter) Reset() {
 	*x = DependentColumnFilter{}
-	mi := &file_filter_proto_msgTypes[6]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -427,7 +427,7 @@ func (x *DependentColumnFilter) String() string {
 func (*DependentColumnFilter) ProtoMessage() {}
 
 func (x *DependentColumnFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_filter_proto_msgTypes[6]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -440,7 +440,7 @@ func (x *DependentColumnFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DependentColumnFilter.ProtoReflect.Descriptor instead.
 func (*DependentColumnFilter) Descriptor() ([]byte, []int) {
-	return file_filter_proto_rawDescGZIP(), []int{6}
+	return file_weir_hbasepb_filter_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *DependentColumnFilter) GetCompareFilter() *CompareFilter {
@@ -480,7 +480,7 @@ type FamilyFilter struct {
 
 func (x *FamilyFilter) Reset() {
 	*x = FamilyFilter{}
-	mi := &file_filter_proto_msgTypes[7]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -492,7 +492,7 @@ func (x *FamilyFilter) String() string {
 func (*FamilyFilter) ProtoMessage() {}
 
 func (x *FamilyFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_filter_proto_msgTypes[7]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -505,7 +505,7 @@ func (x *FamilyFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FamilyFilter.ProtoReflect.Descriptor instead.
 func (*FamilyFilter) Descriptor() ([]byte, []int) {
-	return file_filter_proto_rawDescGZIP(), []int{7}
+	return file_weir_hbasepb_filter_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *FamilyFilter) GetCompareFilter() *CompareFilter {
@@ -525,7 +525,7 @@ type FilterList struct {
 
 func (x *FilterList) Reset() {
 	*x = FilterList{}
-	mi := &file_filter_proto_msgTypes[8]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -537,7 +537,7 @@ func (x *FilterList) String() string {
 func (*FilterList) ProtoMessage() {}
 
 func (x *FilterList) ProtoReflect() protoreflect.Message {
-	mi := &file_filter_proto_msgTypes[8]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -550,7 +550,7 @@ func (x *FilterList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FilterList.ProtoReflect.Descriptor instead.
 func (*FilterList) Descriptor() ([]byte, []int) {
-	return file_filter_proto_rawDescGZIP(), []int{8}
+	return file_weir_hbasepb_filter_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *FilterList) GetOperator() FilterList_Operator {
@@ -576,7 +576,7 @@ type FilterWrapper struct {
 
 func (x *FilterWrapper) Reset() {
 	*x = FilterWrapper{}
-	mi := &file_filter_proto_msgTypes[9]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -588,7 +588,7 @@ func (x *FilterWrapper) String() string {
 func (*FilterWrapper) ProtoMessage() {}
 
 func (x *FilterWrapper) ProtoReflect() protoreflect.Message {
-	mi := &file_filter_proto_msgTypes[9]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -601,7 +601,7 @@ func (x *FilterWrapper) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FilterWrapper.ProtoReflect.Descriptor instead.
 func (*FilterWrapper) Descriptor() ([]byte, []int) {
-	return file_filter_proto_rawDescGZIP(), []int{9}
+	return file_weir_hbasepb_filter_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *FilterWrapper) GetFilter() *Filter {
@@ -619,7 +619,7 @@ type FirstKeyOnlyFilter struct {
 
 func (x *FirstKeyOnlyFilter) Reset() {
 	*x = FirstKeyOnlyFilter{}
-	mi := &file_filter_proto_msgTypes[10]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -631,7 +631,7 @@ func (x *FirstKeyOnlyFilter) String() string {
 func (*FirstKeyOnlyFilter) ProtoMessage() {}
 
 func (x *FirstKeyOnlyFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_filter_proto_msgTypes[10]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -644,7 +644,7 @@ func (x *FirstKeyOnlyFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FirstKeyOnlyFilter.ProtoReflect.Descriptor instead.
 func (*FirstKeyOnlyFilter) Descriptor() ([]byte, []int) {
-	return file_filter_proto_rawDescGZIP(), []int{10}
+	return file_weir_hbasepb_filter_proto_rawDescGZIP(), []int{10}
 }
 
 type FirstKeyValueMatchingQualifiersFilter struct {
@@ -656,7 +656,7 @@ type FirstKeyValueMatchingQualifiersFilter struct {
 
 func (x *FirstKeyValueMatchingQualifiersFilter) Reset() {
 	*x = FirstKeyValueMatchingQualifiersFilter{}
-	mi := &file_filter_proto_msgTypes[11]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -668,7 +668,7 @@ func (x *FirstKeyValueMatchingQualifiersFilter) String() string {
 func (*FirstKeyValueMatchingQualifiersFilter) ProtoMessage() {}
 
 func (x *FirstKeyValueMatchingQualifiersFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_filter_proto_msgTypes[11]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -681,7 +681,7 @@ func (x *FirstKeyValueMatchingQualifiersFilter) ProtoReflect() protoreflect.Mess
 
 // Deprecated: Use FirstKeyValueMatchingQualifiersFilter.ProtoReflect.Descriptor instead.
 func (*FirstKeyValueMatchingQualifiersFilter) Descriptor() ([]byte, []int) {
-	return file_filter_proto_rawDescGZIP(), []int{11}
+	return file_weir_hbasepb_filter_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *FirstKeyValueMatchingQualifiersFilter) GetQualifiers() [][]byte {
@@ -702,7 +702,7 @@ type FuzzyRowFilter struct {
 
 func (x *FuzzyRowFilter) Reset() {
 	*x = FuzzyRowFilter{}
-	mi := &file_filter_proto_msgTypes[12]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -714,7 +714,7 @@ func (x *FuzzyRowFilter) String() string {
 func (*FuzzyRowFilter) ProtoMessage() {}
 
 func (x *FuzzyRowFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_filter_proto_msgTypes[12]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -727,7 +727,7 @@ func (x *FuzzyRowFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FuzzyRowFilter.ProtoReflect.Descriptor instead.
 func (*FuzzyRowFilter) Descriptor() ([]byte, []int) {
-	return file_filter_proto_rawDescGZIP(), []int{12}
+	return file_weir_hbasepb_filter_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *FuzzyRowFilter) GetFuzzyKeysData() []*BytesBytesPair {
@@ -753,7 +753,7 @@ type InclusiveStopFilter struct {
 
 func (x *InclusiveStopFilter) Reset() {
 	*x = InclusiveStopFilter{}
-	mi := &file_filter_proto_msgTypes[13]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -765,7 +765,7 @@ func (x *InclusiveStopFilter) String() string {
 func (*InclusiveStopFilter) ProtoMessage() {}
 
 func (x *InclusiveStopFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_filter_proto_msgTypes[13]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -778,7 +778,7 @@ func (x *InclusiveStopFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InclusiveStopFilter.ProtoReflect.Descriptor instead.
 func (*InclusiveStopFilter) Descriptor() ([]byte, []int) {
-	return file_filter_proto_rawDescGZIP(), []int{13}
+	return file_weir_hbasepb_filter_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *InclusiveStopFilter) GetStopRowKey() []byte {
@@ -797,7 +797,7 @@ type KeyOnlyFilter struct {
 
 func (x *KeyOnlyFilter) Reset() {
 	*x = KeyOnlyFilter{}
-	mi := &file_filter_proto_msgTypes[14]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -809,7 +809,7 @@ func (x *KeyOnlyFilter) String() string {
 func (*KeyOnlyFilter) ProtoMessage() {}
 
 func (x *KeyOnlyFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_filter_proto_msgTypes[14]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -822,7 +822,7 @@ func (x *KeyOnlyFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KeyOnlyFilter.ProtoReflect.Descriptor instead.
 func (*KeyOnlyFilter) Descriptor() ([]byte, []int) {
-	return file_filter_proto_rawDescGZIP(), []int{14}
+	return file_weir_hbasepb_filter_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *KeyOnlyFilter) GetLenAsVal() bool {
@@ -841,7 +841,7 @@ type MultipleColumnPrefixFilter struct {
 
 func (x *MultipleColumnPrefixFilter) Reset() {
 	*x = MultipleColumnPrefixFilter{}
-	mi := &file_filter_proto_msgTypes[15]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -853,7 +853,7 @@ func (x *MultipleColumnPrefixFilter) String() string {
 func (*MultipleColumnPrefixFilter) ProtoMessage() {}
 
 func (x *MultipleColumnPrefixFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_filter_proto_msgTypes[15]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -866,7 +866,7 @@ func (x *MultipleColumnPrefixFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MultipleColumnPrefixFilter.ProtoReflect.Descriptor instead.
 func (*MultipleColumnPrefixFilter) Descriptor() ([]byte, []int) {
-	return file_filter_proto_rawDescGZIP(), []int{15}
+	return file_weir_hbasepb_filter_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *MultipleColumnPrefixFilter) GetSortedPrefixes() [][]byte {
@@ -885,7 +885,7 @@ type PageFilter struct {
 
 func (x *PageFilter) Reset() {
 	*x = PageFilter{}
-	mi := &file_filter_proto_msgTypes[16]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -897,7 +897,7 @@ func (x *PageFilter) String() string {
 func (*PageFilter) ProtoMessage() {}
 
 func (x *PageFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_filter_proto_msgTypes[16]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -910,7 +910,7 @@ func (x *PageFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PageFilter.ProtoReflect.Descriptor instead.
 func (*PageFilter) Descriptor() ([]byte, []int) {
-	return file_filter_proto_rawDescGZIP(), []int{16}
+	return file_weir_hbasepb_filter_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *PageFilter) GetPageSize() int64 {
@@ -929,7 +929,7 @@ type PrefixFilter struct {
 
 func (x *PrefixFilter) Reset() {
 	*x = PrefixFilter{}
-	mi := &file_filter_proto_msgTypes[17]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -941,7 +941,7 @@ func (x *PrefixFilter) String() string {
 func (*PrefixFilter) ProtoMessage() {}
 
 func (x *PrefixFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_filter_proto_msgTypes[17]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -954,7 +954,7 @@ func (x *PrefixFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrefixFilter.ProtoReflect.Descriptor instead.
 func (*PrefixFilter) Descriptor() ([]byte, []int) {
-	return file_filter_proto_rawDescGZIP(), []int{17}
+	return file_weir_hbasepb_filter_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *PrefixFilter) GetPrefix() []byte {
@@ -973,7 +973,7 @@ type QualifierFilter struct {
 
 func (x *QualifierFilter) Reset() {
 	*x = QualifierFilter{}
-	mi := &file_filter_proto_msgTypes[18]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -985,7 +985,7 @@ func (x *QualifierFilter) String() string {
 func (*QualifierFilter) ProtoMessage() {}
 
 func (x *QualifierFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_filter_proto_msgTypes[18]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -998,7 +998,7 @@ func (x *QualifierFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QualifierFilter.ProtoReflect.Descriptor instead.
 func (*QualifierFilter) Descriptor() ([]byte, []int) {
-	return file_filter_proto_rawDescGZIP(), []int{18}
+	return file_weir_hbasepb_filter_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *QualifierFilter) GetCompareFilter() *CompareFilter {
@@ -1017,7 +1017,7 @@ type RandomRowFilter struct {
 
 func (x *RandomRowFilter) Reset() {
 	*x = RandomRowFilter{}
-	mi := &file_filter_proto_msgTypes[19]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1029,7 +1029,7 @@ func (x *RandomRowFilter) String() string {
 func (*RandomRowFilter) ProtoMessage() {}
 
 func (x *RandomRowFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_filter_proto_msgTypes[19]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1042,7 +1042,7 @@ func (x *RandomRowFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RandomRowFilter.ProtoReflect.Descriptor instead.
 func (*RandomRowFilter) Descriptor() ([]byte, []int) {
-	return file_filter_proto_rawDescGZIP(), []int{19}
+	return file_weir_hbasepb_filter_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *RandomRowFilter) GetChance() float32 {
@@ -1061,7 +1061,7 @@ type RowFilter struct {
 
 func (x *RowFilter) Reset() {
 	*x = RowFilter{}
-	mi := &file_filter_proto_msgTypes[20]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1073,7 +1073,7 @@ func (x *RowFilter) String() string {
 func (*RowFilter) ProtoMessage() {}
 
 func (x *RowFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_filter_proto_msgTypes[20]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1086,7 +1086,7 @@ func (x *RowFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RowFilter.ProtoReflect.Descriptor instead.
 func (*RowFilter) Descriptor() ([]byte, []int) {
-	return file_filter_proto_rawDescGZIP(), []int{20}
+	return file_weir_hbasepb_filter_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *RowFilter) GetCompareFilter() *CompareFilter {
@@ -1105,7 +1105,7 @@ type SingleColumnValueExcludeFilter struct {
 
 func (x *SingleColumnValueExcludeFilter) Reset() {
 	*x = SingleColumnValueExcludeFilter{}
-	mi := &file_filter_proto_msgTypes[21]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1117,7 +1117,7 @@ func (x *SingleColumnValueExcludeFilter) String() string {
 func (*SingleColumnValueExcludeFilter) ProtoMessage() {}
 
 func (x *SingleColumnValueExcludeFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_filter_proto_msgTypes[21]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1130,7 +1130,7 @@ func (x *SingleColumnValueExcludeFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SingleColumnValueExcludeFilter.ProtoReflect.Descriptor instead.
 func (*SingleColumnValueExcludeFilter) Descriptor() ([]byte, []int) {
-	return file_filter_proto_rawDescGZIP(), []int{21}
+	return file_weir_hbasepb_filter_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *SingleColumnValueExcludeFilter) GetSingleColumnValueFilter() *SingleColumnValueFilter {
@@ -1154,7 +1154,7 @@ type SingleColumnValueFilter struct {
 
 func (x *SingleColumnValueFilter) Reset() {
 	*x = SingleColumnValueFilter{}
-	mi := &file_filter_proto_msgTypes[22]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1166,7 +1166,7 @@ func (x *SingleColumnValueFilter) String() string {
 func (*SingleColumnValueFilter) ProtoMessage() {}
 
 func (x *SingleColumnValueFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_filter_proto_msgTypes[22]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1179,7 +1179,7 @@ func (x *SingleColumnValueFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SingleColumnValueFilter.ProtoReflect.Descriptor instead.
 func (*SingleColumnValueFilter) Descriptor() ([]byte, []int) {
-	return file_filter_proto_rawDescGZIP(), []int{22}
+	return file_weir_hbasepb_filter_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *SingleColumnValueFilter) GetColumnFamily() []byte {
@@ -1233,7 +1233,7 @@ type SkipFilter struct {
 
 func (x *SkipFilter) Reset() {
 	*x = SkipFilter{}
-	mi := &file_filter_proto_msgTypes[23]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1245,7 +1245,7 @@ func (x *SkipFilter) String() string {
 func (*SkipFilter) ProtoMessage() {}
 
 func (x *SkipFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_filter_proto_msgTypes[23]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1258,7 +1258,7 @@ func (x *SkipFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SkipFilter.ProtoReflect.Descriptor instead.
 func (*SkipFilter) Descriptor() ([]byte, []int) {
-	return file_filter_proto_rawDescGZIP(), []int{23}
+	return file_weir_hbasepb_filter_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *SkipFilter) GetFilter() *Filter {
@@ -1278,7 +1278,7 @@ type TimestampsFilter struct {
 
 func (x *TimestampsFilter) Reset() {
 	*x = TimestampsFilter{}
-	mi := &file_filter_proto_msgTypes[24]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1290,7 +1290,7 @@ func (x *TimestampsFilter) String() string {
 func (*TimestampsFilter) ProtoMessage() {}
 
 func (x *TimestampsFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_filter_proto_msgTypes[24]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1303,7 +1303,7 @@ func (x *TimestampsFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TimestampsFilter.ProtoReflect.Descriptor instead.
 func (*TimestampsFilter) Descriptor() ([]byte, []int) {
-	return file_filter_proto_rawDescGZIP(), []int{24}
+	return file_weir_hbasepb_filter_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *TimestampsFilter) GetTimestamps() []int64 {
@@ -1329,7 +1329,7 @@ type ValueFilter struct {
 
 func (x *ValueFilter) Reset() {
 	*x = ValueFilter{}
-	mi := &file_filter_proto_msgTypes[25]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1341,7 +1341,7 @@ func (x *ValueFilter) String() string {
 func (*ValueFilter) ProtoMessage() {}
 
 func (x *ValueFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_filter_proto_msgTypes[25]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1354,7 +1354,7 @@ func (x *ValueFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValueFilter.ProtoReflect.Descriptor instead.
 func (*ValueFilter) Descriptor() ([]byte, []int) {
-	return file_filter_proto_rawDescGZIP(), []int{25}
+	return file_weir_hbasepb_filter_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ValueFilter) GetCompareFilter() *CompareFilter {
@@ -1373,7 +1373,7 @@ type WhileMatchFilter struct {
 
 func (x *WhileMatchFilter) Reset() {
 	*x = WhileMatchFilter{}
-	mi := &file_filter_proto_msgTypes[26]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1385,7 +1385,7 @@ func (x *WhileMatchFilter) String() string {
 func (*WhileMatchFilter) ProtoMessage() {}
 
 func (x *WhileMatchFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_filter_proto_msgTypes[26]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1398,7 +1398,7 @@ func (x *WhileMatchFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WhileMatchFilter.ProtoReflect.Descriptor instead.
 func (*WhileMatchFilter) Descriptor() ([]byte, []int) {
-	return file_filter_proto_rawDescGZIP(), []int{26}
+	return file_weir_hbasepb_filter_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *WhileMatchFilter) GetFilter() *Filter {
@@ -1416,7 +1416,7 @@ type FilterAllFilter struct {
 
 func (x *FilterAllFilter) Reset() {
 	*x = FilterAllFilter{}
-	mi := &file_filter_proto_msgTypes[27]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1428,7 +1428,7 @@ func (x *FilterAllFilter) String() string {
 func (*FilterAllFilter) ProtoMessage() {}
 
 func (x *FilterAllFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_filter_proto_msgTypes[27]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1441,7 +1441,7 @@ func (x *FilterAllFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FilterAllFilter.ProtoReflect.Descriptor instead.
 func (*FilterAllFilter) Descriptor() ([]byte, []int) {
-	return file_filter_proto_rawDescGZIP(), []int{27}
+	return file_weir_hbasepb_filter_proto_rawDescGZIP(), []int{27}
 }
 
 type RowRange struct {
@@ -1456,7 +1456,7 @@ type RowRange struct {
 
 func (x *RowRange) Reset() {
 	*x = RowRange{}
-	mi := &file_filter_proto_msgTypes[28]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1468,7 +1468,7 @@ func (x *RowRange) String() string {
 func (*RowRange) ProtoMessage() {}
 
 func (x *RowRange) ProtoReflect() protoreflect.Message {
-	mi := &file_filter_proto_msgTypes[28]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1481,7 +1481,7 @@ func (x *RowRange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RowRange.ProtoReflect.Descriptor instead.
 func (*RowRange) Descriptor() ([]byte, []int) {
-	return file_filter_proto_rawDescGZIP(), []int{28}
+	return file_weir_hbasepb_filter_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *RowRange) GetStartRow() []byte {
@@ -1521,7 +1521,7 @@ type MultiRowRangeFilter struct {
 
 func (x *MultiRowRangeFilter) Reset() {
 	*x = MultiRowRangeFilter{}
-	mi := &file_filter_proto_msgTypes[29]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1533,7 +1533,7 @@ func (x *MultiRowRangeFilter) String() string {
 func (*MultiRowRangeFilter) ProtoMessage() {}
 
 func (x *MultiRowRangeFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_filter_proto_msgTypes[29]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1546,7 +1546,7 @@ func (x *MultiRowRangeFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MultiRowRangeFilter.ProtoReflect.Descriptor instead.
 func (*MultiRowRangeFilter) Descriptor() ([]byte, []int) {
-	return file_filter_proto_rawDescGZIP(), []int{29}
+	return file_weir_hbasepb_filter_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *MultiRowRangeFilter) GetRowRangeList() []*RowRange {
@@ -1568,7 +1568,7 @@ type ColumnValueFilter struct {
 
 func (x *ColumnValueFilter) Reset() {
 	*x = ColumnValueFilter{}
-	mi := &file_filter_proto_msgTypes[30]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1580,7 +1580,7 @@ func (x *ColumnValueFilter) String() string {
 func (*ColumnValueFilter) ProtoMessage() {}
 
 func (x *ColumnValueFilter) ProtoReflect() protoreflect.Message {
-	mi := &file_filter_proto_msgTypes[30]
+	mi := &file_weir_hbasepb_filter_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1593,7 +1593,7 @@ func (x *ColumnValueFilter) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ColumnValueFilter.ProtoReflect.Descriptor instead.
 func (*ColumnValueFilter) Descriptor() ([]byte, []int) {
-	return file_filter_proto_rawDescGZIP(), []int{30}
+	return file_weir_hbasepb_filter_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *ColumnValueFilter) GetFamily() []byte {
@@ -1624,11 +1624,11 @@ func (x *ColumnValueFilter) GetComparator() *Comparator {
 	return nil
 }
 
-var File_filter_proto protoreflect.FileDescriptor
+var File_weir_hbasepb_filter_proto protoreflect.FileDescriptor
 
-const file_filter_proto_rawDesc = "" +
+const file_weir_hbasepb_filter_proto_rawDesc = "" +
 	"\n" +
-	"\ffilter.proto\x12\bhbase.pb\x1a\vhbase.proto\x1a\x10comparator.proto\"I\n" +
+	"\x19weir/hbasepb/filter.proto\x12\bhbase.pb\x1a\x18weir/hbasepb/hbase.proto\x1a\x1dweir/hbasepb/comparator.proto\"I\n" +
 	"\x06Filter\x12\x12\n" +
 	"\x04name\x18\x01 \x02(\tR\x04name\x12+\n" +
 	"\x11serialized_filter\x18\x02 \x01(\fR\x10serializedFilter\",\n" +
@@ -1739,20 +1739,20 @@ const file_filter_proto_rawDesc = "" +
 	"comparatorB)Z'github.com/weirdb/weir/internal/hbasepb"
 
 var (
-	file_filter_proto_rawDescOnce sync.Once
-	file_filter_proto_rawDescData []byte
+	file_weir_hbasepb_filter_proto_rawDescOnce sync.Once
+	file_weir_hbasepb_filter_proto_rawDescData []byte
 )
 
-func file_filter_proto_rawDescGZIP() []byte {
-	file_filter_proto_rawDescOnce.Do(func() {
-		file_filter_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_filter_proto_rawDesc), len(file_filter_proto_rawDesc)))
+func file_weir_hbasepb_filter_proto_rawDescGZIP() []byte {
+	file_weir_hbasepb_filter_proto_rawDescOnce.Do(func() {
+		file_weir_hbasepb_filter_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_weir_hbasepb_filter_proto_rawDesc), len(file_weir_hbasepb_filter_proto_rawDesc)))
 	})
-	return file_filter_proto_rawDescData
+	return file_weir_hbasepb_filter_proto_rawDescData
 }
 
-var file_filter_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_filter_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
-var file_filter_proto_goTypes = []any{
+var file_weir_hbasepb_filter_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
+var file_weir_hbasepb_filter_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
+var file_weir_hbasepb_filter_proto_goTypes = []any{
 	(FilterList_Operator)(0),                      // 0: hbase.pb.FilterList.Operator
 	(*Filter)(nil),                                // 1: hbase.pb.Filter
 	(*ColumnCountGetFilter)(nil),                  // 2: hbase.pb.ColumnCountGetFilter
@@ -1789,7 +1789,7 @@ var file_filter_proto_goTypes = []any{
 	(*Comparator)(nil),                            // 33: hbase.pb.Comparator
 	(*BytesBytesPair)(nil),                        // 34: hbase.pb.BytesBytesPair
 }
-var file_filter_proto_depIdxs = []int32{
+var file_weir_hbasepb_filter_proto_depIdxs = []int32{
 	32, // 0: hbase.pb.CompareFilter.compare_op:type_name -> hbase.pb.CompareType
 	33, // 1: hbase.pb.CompareFilter.comparator:type_name -> hbase.pb.Comparator
 	6,  // 2: hbase.pb.DependentColumnFilter.compare_filter:type_name -> hbase.pb.CompareFilter
@@ -1816,29 +1816,29 @@ var file_filter_proto_depIdxs = []int32{
 	0,  // [0:19] is the sub-list for field type_name
 }
 
-func init() { file_filter_proto_init() }
-func file_filter_proto_init() {
-	if File_filter_proto != nil {
+func init() { file_weir_hbasepb_filter_proto_init() }
+func file_weir_hbasepb_filter_proto_init() {
+	if File_weir_hbasepb_filter_proto != nil {
 		return
 	}
-	file_hbase_proto_init()
-	file_comparator_proto_init()
+	file_weir_hbasepb_hbase_proto_init()
+	file_weir_hbasepb_comparator_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
-			RawDescriptor: unsafe.Slice(unsafe.StringData(file_filter_proto_rawDesc), len(file_filter_proto_rawDesc)),
+			RawDescriptor: unsafe.Slice(unsafe.StringData(file_weir_hbasepb_filter_proto_rawDesc), len(file_weir_hbasepb_filter_proto_rawDesc)),
 			NumEnums:      1,
 			NumMessages:   31,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
-		GoTypes:           file_filter_proto_goTypes,
-		DependencyIndexes: file_filter_proto_depIdxs,
-		EnumInfos:         file_filter_proto_enumTypes,
-		MessageInfos:      file_filter_proto_msgTypes,
+		GoTypes:           file_weir_hbasepb_filter_proto_goTypes,
+		DependencyIndexes: file_weir_hbasepb_filter_proto_depIdxs,
+		EnumInfos:         file_weir_hbasepb_filter_proto_enumTypes,
+		MessageInfos:      file_weir_hbasepb_filter_proto_msgTypes,
 	}.Build()
-	File_filter_proto = out.File
-	file_filter_proto_goTypes = nil
-	file_filter_proto_depIdxs = nil
+	File_weir_hbasepb_filter_proto = out.File
+	file_weir_hbasepb_filter_proto_goTypes = nil
+	file_weir_hbasepb_filter_proto_depIdxs = nil
 }

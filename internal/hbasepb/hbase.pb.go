@@ -6,7 +6,7 @@
 // versions:
 // 	protoc-gen-go v1.36.12
 // 	protoc        v3.21.12
-// source: hbase.proto
+// source: weir/hbasepb/hbase.proto
 
 package hbasepb
 
@@ -71,11 +71,11 @@ func (x CompareType) String() string {
 }
 
 func (CompareType) Descriptor() protoreflect.EnumDescriptor {
-	return file_hbase_proto_enumTypes[0].Descriptor()
+	return file_weir_hbasepb_hbase_proto_enumTypes[0].Descriptor()
 }
 
 func (CompareType) Type() protoreflect.EnumType {
-	return &file_hbase_proto_enumTypes[0]
+	return &file_weir_hbasepb_hbase_proto_enumTypes[0]
 }
 
 func (x CompareType) Number() protoreflect.EnumNumber {
@@ -94,7 +94,7 @@ func (x *CompareType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use CompareType.Descriptor instead.
 func (CompareType) EnumDescriptor() ([]byte, []int) {
-	return file_hbase_proto_rawDescGZIP(), []int{0}
+	return file_weir_hbasepb_hbase_proto_rawDescGZIP(), []int{0}
 }
 
 // Units used by quota settings.
@@ -143,11 +143,11 @@ func (x TimeUnit) String() string {
 }
 
 func (TimeUnit) Descriptor() protoreflect.EnumDescriptor {
-	return file_hbase_proto_enumTypes[1].Descriptor()
+	return file_weir_hbasepb_hbase_proto_enumTypes[1].Descriptor()
 }
 
 func (TimeUnit) Type() protoreflect.EnumType {
-	return &file_hbase_proto_enumTypes[1]
+	return &file_weir_hbasepb_hbase_proto_enumTypes[1]
 }
 
 func (x TimeUnit) Number() protoreflect.EnumNumber {
@@ -166,7 +166,7 @@ func (x *TimeUnit) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use TimeUnit.Descriptor instead.
 func (TimeUnit) EnumDescriptor() ([]byte, []int) {
-	return file_hbase_proto_rawDescGZIP(), []int{1}
+	return file_weir_hbasepb_hbase_proto_rawDescGZIP(), []int{1}
 }
 
 type TableState_State int32
@@ -205,11 +205,11 @@ func (x TableState_State) String() string {
 }
 
 func (TableState_State) Descriptor() protoreflect.EnumDescriptor {
-	return file_hbase_proto_enumTypes[2].Descriptor()
+	return file_weir_hbasepb_hbase_proto_enumTypes[2].Descriptor()
 }
 
 func (TableState_State) Type() protoreflect.EnumType {
-	return &file_hbase_proto_enumTypes[2]
+	return &file_weir_hbasepb_hbase_proto_enumTypes[2]
 }
 
 func (x TableState_State) Number() protoreflect.EnumNumber {
@@ -228,7 +228,7 @@ func (x *TableState_State) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use TableState_State.Descriptor instead.
 func (TableState_State) EnumDescriptor() ([]byte, []int) {
-	return file_hbase_proto_rawDescGZIP(), []int{2, 0}
+	return file_weir_hbasepb_hbase_proto_rawDescGZIP(), []int{2, 0}
 }
 
 type RegionSpecifier_RegionSpecifierType int32
@@ -263,11 +263,11 @@ func (x RegionSpecifier_RegionSpecifierType) String() string {
 }
 
 func (RegionSpecifier_RegionSpecifierType) Descriptor() protoreflect.EnumDescriptor {
-	return file_hbase_proto_enumTypes[3].Descriptor()
+	return file_weir_hbasepb_hbase_proto_enumTypes[3].Descriptor()
 }
 
 func (RegionSpecifier_RegionSpecifierType) Type() protoreflect.EnumType {
-	return &file_hbase_proto_enumTypes[3]
+	return &file_weir_hbasepb_hbase_proto_enumTypes[3]
 }
 
 func (x RegionSpecifier_RegionSpecifierType) Number() protoreflect.EnumNumber {
@@ -286,7 +286,7 @@ func (x *RegionSpecifier_RegionSpecifierType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use RegionSpecifier_RegionSpecifierType.Descriptor instead.
 func (RegionSpecifier_RegionSpecifierType) EnumDescriptor() ([]byte, []int) {
-	return file_hbase_proto_rawDescGZIP(), []int{6, 0}
+	return file_weir_hbasepb_hbase_proto_rawDescGZIP(), []int{6, 0}
 }
 
 // A table is named by namespace and qualifier, both raw bytes
@@ -301,7 +301,7 @@ type TableName struct {
 
 func (x *TableName) Reset() {
 	*x = TableName{}
-	mi := &file_hbase_proto_msgTypes[0]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -313,7 +313,7 @@ func (x *TableName) String() string {
 func (*TableName) ProtoMessage() {}
 
 func (x *TableName) ProtoReflect() protoreflect.Message {
-	mi := &file_hbase_proto_msgTypes[0]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -326,7 +326,7 @@ func (x *TableName) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TableName.ProtoReflect.Descriptor instead.
 func (*TableName) Descriptor() ([]byte, []int) {
-	return file_hbase_proto_rawDescGZIP(), []int{0}
+	return file_weir_hbasepb_hbase_proto_rawDescGZIP(), []int{0}
 }
 
 func (x *TableName) GetNamespace() []byte {
@@ -357,7 +357,7 @@ type TableSchema struct {
 
 func (x *TableSchema) Reset() {
 	*x = TableSchema{}
-	mi := &file_hbase_proto_msgTypes[1]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -369,7 +369,7 @@ func (x *TableSchema) String() string {
 func (*TableSchema) ProtoMessage() {}
 
 func (x *TableSchema) ProtoReflect() protoreflect.Message {
-	mi := &file_hbase_proto_msgTypes[1]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -382,7 +382,7 @@ func (x *TableSchema) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TableSchema.ProtoReflect.Descriptor instead.
 func (*TableSchema) Descriptor() ([]byte, []int) {
-	return file_hbase_proto_rawDescGZIP(), []int{1}
+	return file_weir_hbasepb_hbase_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *TableSchema) GetTableName() *TableName {
@@ -423,7 +423,7 @@ type TableState struct {
 
 func (x *TableState) Reset() {
 	*x = TableState{}
-	mi := &file_hbase_proto_msgTypes[2]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -435,7 +435,7 @@ func (x *TableState) String() string {
 func (*TableState) ProtoMessage() {}
 
 func (x *TableState) ProtoReflect() protoreflect.Message {
-	mi := &file_hbase_proto_msgTypes[2]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -448,7 +448,7 @@ func (x *TableState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TableState.ProtoReflect.Descriptor instead.
 func (*TableState) Descriptor() ([]byte, []int) {
-	return file_hbase_proto_rawDescGZIP(), []int{2}
+	return file_weir_hbasepb_hbase_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *TableState) GetState() TableState_State {
@@ -470,7 +470,7 @@ type ColumnFamilySchema struct {
 
 func (x *ColumnFamilySchema) Reset() {
 	*x = ColumnFamilySchema{}
-	mi := &file_hbase_proto_msgTypes[3]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -482,7 +482,7 @@ func (x *ColumnFamilySchema) String() string {
 func (*ColumnFamilySchema) ProtoMessage() {}
 
 func (x *ColumnFamilySchema) ProtoReflect() protoreflect.Message {
-	mi := &file_hbase_proto_msgTypes[3]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -495,7 +495,7 @@ func (x *ColumnFamilySchema) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ColumnFamilySchema.ProtoReflect.Descriptor instead.
 func (*ColumnFamilySchema) Descriptor() ([]byte, []int) {
-	return file_hbase_proto_rawDescGZIP(), []int{3}
+	return file_weir_hbasepb_hbase_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *ColumnFamilySchema) GetName() []byte {
@@ -541,7 +541,7 @@ const (
 
 func (x *RegionInfo) Reset() {
 	*x = RegionInfo{}
-	mi := &file_hbase_proto_msgTypes[4]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -553,7 +553,7 @@ func (x *RegionInfo) String() string {
 func (*RegionInfo) ProtoMessage() {}
 
 func (x *RegionInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_hbase_proto_msgTypes[4]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -566,7 +566,7 @@ func (x *RegionInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegionInfo.ProtoReflect.Descriptor instead.
 func (*RegionInfo) Descriptor() ([]byte, []int) {
-	return file_hbase_proto_rawDescGZIP(), []int{4}
+	return file_weir_hbasepb_hbase_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *RegionInfo) GetRegionId() uint64 {
@@ -627,7 +627,7 @@ type FavoredNodes struct {
 
 func (x *FavoredNodes) Reset() {
 	*x = FavoredNodes{}
-	mi := &file_hbase_proto_msgTypes[5]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -639,7 +639,7 @@ func (x *FavoredNodes) String() string {
 func (*FavoredNodes) ProtoMessage() {}
 
 func (x *FavoredNodes) ProtoReflect() protoreflect.Message {
-	mi := &file_hbase_proto_msgTypes[5]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -652,7 +652,7 @@ func (x *FavoredNodes) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FavoredNodes.ProtoReflect.Descriptor instead.
 func (*FavoredNodes) Descriptor() ([]byte, []int) {
-	return file_hbase_proto_rawDescGZIP(), []int{5}
+	return file_weir_hbasepb_hbase_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *FavoredNodes) GetFavoredNode() []*ServerName {
@@ -673,7 +673,7 @@ type RegionSpecifier struct {
 
 func (x *RegionSpecifier) Reset() {
 	*x = RegionSpecifier{}
-	mi := &file_hbase_proto_msgTypes[6]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -685,7 +685,7 @@ func (x *RegionSpecifier) String() string {
 func (*RegionSpecifier) ProtoMessage() {}
 
 func (x *RegionSpecifier) ProtoReflect() protoreflect.Message {
-	mi := &file_hbase_proto_msgTypes[6]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -698,7 +698,7 @@ func (x *RegionSpecifier) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegionSpecifier.ProtoReflect.Descriptor instead.
 func (*RegionSpecifier) Descriptor() ([]byte, []int) {
-	return file_hbase_proto_rawDescGZIP(), []int{6}
+	return file_weir_hbasepb_hbase_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *RegionSpecifier) GetType() RegionSpecifier_RegionSpecifierType {
@@ -726,7 +726,7 @@ type TimeRange struct {
 
 func (x *TimeRange) Reset() {
 	*x = TimeRange{}
-	mi := &file_hbase_proto_msgTypes[7]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -738,7 +738,7 @@ func (x *TimeRange) String() string {
 func (*TimeRange) ProtoMessage() {}
 
 func (x *TimeRange) ProtoReflect() protoreflect.Message {
-	mi := &file_hbase_proto_msgTypes[7]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -751,7 +751,7 @@ func (x *TimeRange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TimeRange.ProtoReflect.Descriptor instead.
 func (*TimeRange) Descriptor() ([]byte, []int) {
-	return file_hbase_proto_rawDescGZIP(), []int{7}
+	return file_weir_hbasepb_hbase_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *TimeRange) GetFrom() uint64 {
@@ -778,7 +778,7 @@ type ColumnFamilyTimeRange struct {
 
 func (x *ColumnFamilyTimeRange) Reset() {
 	*x = ColumnFamilyTimeRange{}
-	mi := &file_hbase_proto_msgTypes[8]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -790,7 +790,7 @@ func (x *ColumnFamilyTimeRange) String() string {
 func (*ColumnFamilyTimeRange) ProtoMessage() {}
 
 func (x *ColumnFamilyTimeRange) ProtoReflect() protoreflect.Message {
-	mi := &file_hbase_proto_msgTypes[8]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -803,7 +803,7 @@ func (x *ColumnFamilyTimeRange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ColumnFamilyTimeRange.ProtoReflect.Descriptor instead.
 func (*ColumnFamilyTimeRange) Descriptor() ([]byte, []int) {
-	return file_hbase_proto_rawDescGZIP(), []int{8}
+	return file_weir_hbasepb_hbase_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ColumnFamilyTimeRange) GetColumnFamily() []byte {
@@ -833,7 +833,7 @@ type ServerName struct {
 
 func (x *ServerName) Reset() {
 	*x = ServerName{}
-	mi := &file_hbase_proto_msgTypes[9]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -845,7 +845,7 @@ func (x *ServerName) String() string {
 func (*ServerName) ProtoMessage() {}
 
 func (x *ServerName) ProtoReflect() protoreflect.Message {
-	mi := &file_hbase_proto_msgTypes[9]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -858,7 +858,7 @@ func (x *ServerName) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ServerName.ProtoReflect.Descriptor instead.
 func (*ServerName) Descriptor() ([]byte, []int) {
-	return file_hbase_proto_rawDescGZIP(), []int{9}
+	return file_weir_hbasepb_hbase_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *ServerName) GetHostName() string {
@@ -891,7 +891,7 @@ type Coprocessor struct {
 
 func (x *Coprocessor) Reset() {
 	*x = Coprocessor{}
-	mi := &file_hbase_proto_msgTypes[10]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -903,7 +903,7 @@ func (x *Coprocessor) String() string {
 func (*Coprocessor) ProtoMessage() {}
 
 func (x *Coprocessor) ProtoReflect() protoreflect.Message {
-	mi := &file_hbase_proto_msgTypes[10]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -916,7 +916,7 @@ func (x *Coprocessor) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Coprocessor.ProtoReflect.Descriptor instead.
 func (*Coprocessor) Descriptor() ([]byte, []int) {
-	return file_hbase_proto_rawDescGZIP(), []int{10}
+	return file_weir_hbasepb_hbase_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Coprocessor) GetName() string {
@@ -936,7 +936,7 @@ type NameStringPair struct {
 
 func (x *NameStringPair) Reset() {
 	*x = NameStringPair{}
-	mi := &file_hbase_proto_msgTypes[11]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -948,7 +948,7 @@ func (x *NameStringPair) String() string {
 func (*NameStringPair) ProtoMessage() {}
 
 func (x *NameStringPair) ProtoReflect() protoreflect.Message {
-	mi := &file_hbase_proto_msgTypes[11]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -961,7 +961,7 @@ func (x *NameStringPair) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NameStringPair.ProtoReflect.Descriptor instead.
 func (*NameStringPair) Descriptor() ([]byte, []int) {
-	return file_hbase_proto_rawDescGZIP(), []int{11}
+	return file_weir_hbasepb_hbase_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *NameStringPair) GetName() string {
@@ -988,7 +988,7 @@ type NameBytesPair struct {
 
 func (x *NameBytesPair) Reset() {
 	*x = NameBytesPair{}
-	mi := &file_hbase_proto_msgTypes[12]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1000,7 +1000,7 @@ func (x *NameBytesPair) String() string {
 func (*NameBytesPair) ProtoMessage() {}
 
 func (x *NameBytesPair) ProtoReflect() protoreflect.Message {
-	mi := &file_hbase_proto_msgTypes[12]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1013,7 +1013,7 @@ func (x *NameBytesPair) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NameBytesPair.ProtoReflect.Descriptor instead.
 func (*NameBytesPair) Descriptor() ([]byte, []int) {
-	return file_hbase_proto_rawDescGZIP(), []int{12}
+	return file_weir_hbasepb_hbase_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *NameBytesPair) GetName() string {
@@ -1040,7 +1040,7 @@ type BytesBytesPair struct {
 
 func (x *BytesBytesPair) Reset() {
 	*x = BytesBytesPair{}
-	mi := &file_hbase_proto_msgTypes[13]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1052,7 +1052,7 @@ func (x *BytesBytesPair) String() string {
 func (*BytesBytesPair) ProtoMessage() {}
 
 func (x *BytesBytesPair) ProtoReflect() protoreflect.Message {
-	mi := &file_hbase_proto_msgTypes[13]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1065,7 +1065,7 @@ func (x *BytesBytesPair) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BytesBytesPair.ProtoReflect.Descriptor instead.
 func (*BytesBytesPair) Descriptor() ([]byte, []int) {
-	return file_hbase_proto_rawDescGZIP(), []int{13}
+	return file_weir_hbasepb_hbase_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *BytesBytesPair) GetFirst() []byte {
@@ -1092,7 +1092,7 @@ type NameInt64Pair struct {
 
 func (x *NameInt64Pair) Reset() {
 	*x = NameInt64Pair{}
-	mi := &file_hbase_proto_msgTypes[14]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1104,7 +1104,7 @@ func (x *NameInt64Pair) String() string {
 func (*NameInt64Pair) ProtoMessage() {}
 
 func (x *NameInt64Pair) ProtoReflect() protoreflect.Message {
-	mi := &file_hbase_proto_msgTypes[14]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1117,7 +1117,7 @@ func (x *NameInt64Pair) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NameInt64Pair.ProtoReflect.Descriptor instead.
 func (*NameInt64Pair) Descriptor() ([]byte, []int) {
-	return file_hbase_proto_rawDescGZIP(), []int{14}
+	return file_weir_hbasepb_hbase_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *NameInt64Pair) GetName() string {
@@ -1152,7 +1152,7 @@ const (
 
 func (x *ProcedureDescription) Reset() {
 	*x = ProcedureDescription{}
-	mi := &file_hbase_proto_msgTypes[15]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1164,7 +1164,7 @@ func (x *ProcedureDescription) String() string {
 func (*ProcedureDescription) ProtoMessage() {}
 
 func (x *ProcedureDescription) ProtoReflect() protoreflect.Message {
-	mi := &file_hbase_proto_msgTypes[15]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1177,7 +1177,7 @@ func (x *ProcedureDescription) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProcedureDescription.ProtoReflect.Descriptor instead.
 func (*ProcedureDescription) Descriptor() ([]byte, []int) {
-	return file_hbase_proto_rawDescGZIP(), []int{15}
+	return file_weir_hbasepb_hbase_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ProcedureDescription) GetSignature() string {
@@ -1216,7 +1216,7 @@ type EmptyMsg struct {
 
 func (x *EmptyMsg) Reset() {
 	*x = EmptyMsg{}
-	mi := &file_hbase_proto_msgTypes[16]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1228,7 +1228,7 @@ func (x *EmptyMsg) String() string {
 func (*EmptyMsg) ProtoMessage() {}
 
 func (x *EmptyMsg) ProtoReflect() protoreflect.Message {
-	mi := &file_hbase_proto_msgTypes[16]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1241,7 +1241,7 @@ func (x *EmptyMsg) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EmptyMsg.ProtoReflect.Descriptor instead.
 func (*EmptyMsg) Descriptor() ([]byte, []int) {
-	return file_hbase_proto_rawDescGZIP(), []int{16}
+	return file_weir_hbasepb_hbase_proto_rawDescGZIP(), []int{16}
 }
 
 type LongMsg struct {
@@ -1253,7 +1253,7 @@ type LongMsg struct {
 
 func (x *LongMsg) Reset() {
 	*x = LongMsg{}
-	mi := &file_hbase_proto_msgTypes[17]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1265,7 +1265,7 @@ func (x *LongMsg) String() string {
 func (*LongMsg) ProtoMessage() {}
 
 func (x *LongMsg) ProtoReflect() protoreflect.Message {
-	mi := &file_hbase_proto_msgTypes[17]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1278,7 +1278,7 @@ func (x *LongMsg) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LongMsg.ProtoReflect.Descriptor instead.
 func (*LongMsg) Descriptor() ([]byte, []int) {
-	return file_hbase_proto_rawDescGZIP(), []int{17}
+	return file_weir_hbasepb_hbase_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *LongMsg) GetLongMsg() int64 {
@@ -1297,7 +1297,7 @@ type DoubleMsg struct {
 
 func (x *DoubleMsg) Reset() {
 	*x = DoubleMsg{}
-	mi := &file_hbase_proto_msgTypes[18]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1309,7 +1309,7 @@ func (x *DoubleMsg) String() string {
 func (*DoubleMsg) ProtoMessage() {}
 
 func (x *DoubleMsg) ProtoReflect() protoreflect.Message {
-	mi := &file_hbase_proto_msgTypes[18]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1322,7 +1322,7 @@ func (x *DoubleMsg) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DoubleMsg.ProtoReflect.Descriptor instead.
 func (*DoubleMsg) Descriptor() ([]byte, []int) {
-	return file_hbase_proto_rawDescGZIP(), []int{18}
+	return file_weir_hbasepb_hbase_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *DoubleMsg) GetDoubleMsg() float64 {
@@ -1341,7 +1341,7 @@ type BigDecimalMsg struct {
 
 func (x *BigDecimalMsg) Reset() {
 	*x = BigDecimalMsg{}
-	mi := &file_hbase_proto_msgTypes[19]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1353,7 +1353,7 @@ func (x *BigDecimalMsg) String() string {
 func (*BigDecimalMsg) ProtoMessage() {}
 
 func (x *BigDecimalMsg) ProtoReflect() protoreflect.Message {
-	mi := &file_hbase_proto_msgTypes[19]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1366,7 +1366,7 @@ func (x *BigDecimalMsg) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BigDecimalMsg.ProtoReflect.Descriptor instead.
 func (*BigDecimalMsg) Descriptor() ([]byte, []int) {
-	return file_hbase_proto_rawDescGZIP(), []int{19}
+	return file_weir_hbasepb_hbase_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *BigDecimalMsg) GetBigdecimalMsg() []byte {
@@ -1386,7 +1386,7 @@ type UUID struct {
 
 func (x *UUID) Reset() {
 	*x = UUID{}
-	mi := &file_hbase_proto_msgTypes[20]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1398,7 +1398,7 @@ func (x *UUID) String() string {
 func (*UUID) ProtoMessage() {}
 
 func (x *UUID) ProtoReflect() protoreflect.Message {
-	mi := &file_hbase_proto_msgTypes[20]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1411,7 +1411,7 @@ func (x *UUID) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UUID.ProtoReflect.Descriptor instead.
 func (*UUID) Descriptor() ([]byte, []int) {
-	return file_hbase_proto_rawDescGZIP(), []int{20}
+	return file_weir_hbasepb_hbase_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *UUID) GetLeastSigBits() uint64 {
@@ -1438,7 +1438,7 @@ type NamespaceDescriptor struct {
 
 func (x *NamespaceDescriptor) Reset() {
 	*x = NamespaceDescriptor{}
-	mi := &file_hbase_proto_msgTypes[21]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1450,7 +1450,7 @@ func (x *NamespaceDescriptor) String() string {
 func (*NamespaceDescriptor) ProtoMessage() {}
 
 func (x *NamespaceDescriptor) ProtoReflect() protoreflect.Message {
-	mi := &file_hbase_proto_msgTypes[21]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1463,7 +1463,7 @@ func (x *NamespaceDescriptor) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NamespaceDescriptor.ProtoReflect.Descriptor instead.
 func (*NamespaceDescriptor) Descriptor() ([]byte, []int) {
-	return file_hbase_proto_rawDescGZIP(), []int{21}
+	return file_weir_hbasepb_hbase_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *NamespaceDescriptor) GetName() []byte {
@@ -1497,7 +1497,7 @@ type VersionInfo struct {
 
 func (x *VersionInfo) Reset() {
 	*x = VersionInfo{}
-	mi := &file_hbase_proto_msgTypes[22]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1509,7 +1509,7 @@ func (x *VersionInfo) String() string {
 func (*VersionInfo) ProtoMessage() {}
 
 func (x *VersionInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_hbase_proto_msgTypes[22]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1522,7 +1522,7 @@ func (x *VersionInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VersionInfo.ProtoReflect.Descriptor instead.
 func (*VersionInfo) Descriptor() ([]byte, []int) {
-	return file_hbase_proto_rawDescGZIP(), []int{22}
+	return file_weir_hbasepb_hbase_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *VersionInfo) GetVersion() string {
@@ -1591,7 +1591,7 @@ type RegionServerInfo struct {
 
 func (x *RegionServerInfo) Reset() {
 	*x = RegionServerInfo{}
-	mi := &file_hbase_proto_msgTypes[23]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1603,7 +1603,7 @@ func (x *RegionServerInfo) String() string {
 func (*RegionServerInfo) ProtoMessage() {}
 
 func (x *RegionServerInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_hbase_proto_msgTypes[23]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1616,7 +1616,7 @@ func (x *RegionServerInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegionServerInfo.ProtoReflect.Descriptor instead.
 func (*RegionServerInfo) Descriptor() ([]byte, []int) {
-	return file_hbase_proto_rawDescGZIP(), []int{23}
+	return file_weir_hbasepb_hbase_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *RegionServerInfo) GetInfoPort() int32 {
@@ -1643,7 +1643,7 @@ type RegionExceptionMessage struct {
 
 func (x *RegionExceptionMessage) Reset() {
 	*x = RegionExceptionMessage{}
-	mi := &file_hbase_proto_msgTypes[24]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1655,7 +1655,7 @@ func (x *RegionExceptionMessage) String() string {
 func (*RegionExceptionMessage) ProtoMessage() {}
 
 func (x *RegionExceptionMessage) ProtoReflect() protoreflect.Message {
-	mi := &file_hbase_proto_msgTypes[24]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1668,7 +1668,7 @@ func (x *RegionExceptionMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegionExceptionMessage.ProtoReflect.Descriptor instead.
 func (*RegionExceptionMessage) Descriptor() ([]byte, []int) {
-	return file_hbase_proto_rawDescGZIP(), []int{24}
+	return file_weir_hbasepb_hbase_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *RegionExceptionMessage) GetRegion() *RegionSpecifier {
@@ -1697,7 +1697,7 @@ type CacheEvictionStats struct {
 
 func (x *CacheEvictionStats) Reset() {
 	*x = CacheEvictionStats{}
-	mi := &file_hbase_proto_msgTypes[25]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1709,7 +1709,7 @@ func (x *CacheEvictionStats) String() string {
 func (*CacheEvictionStats) ProtoMessage() {}
 
 func (x *CacheEvictionStats) ProtoReflect() protoreflect.Message {
-	mi := &file_hbase_proto_msgTypes[25]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1722,7 +1722,7 @@ func (x *CacheEvictionStats) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CacheEvictionStats.ProtoReflect.Descriptor instead.
 func (*CacheEvictionStats) Descriptor() ([]byte, []int) {
-	return file_hbase_proto_rawDescGZIP(), []int{25}
+	return file_weir_hbasepb_hbase_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *CacheEvictionStats) GetEvictedBlocks() int64 {
@@ -1765,7 +1765,7 @@ type RegionLocation struct {
 
 func (x *RegionLocation) Reset() {
 	*x = RegionLocation{}
-	mi := &file_hbase_proto_msgTypes[26]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1777,7 +1777,7 @@ func (x *RegionLocation) String() string {
 func (*RegionLocation) ProtoMessage() {}
 
 func (x *RegionLocation) ProtoReflect() protoreflect.Message {
-	mi := &file_hbase_proto_msgTypes[26]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1790,7 +1790,7 @@ func (x *RegionLocation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegionLocation.ProtoReflect.Descriptor instead.
 func (*RegionLocation) Descriptor() ([]byte, []int) {
-	return file_hbase_proto_rawDescGZIP(), []int{26}
+	return file_weir_hbasepb_hbase_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *RegionLocation) GetRegionInfo() *RegionInfo {
@@ -1824,7 +1824,7 @@ type LogRequest struct {
 
 func (x *LogRequest) Reset() {
 	*x = LogRequest{}
-	mi := &file_hbase_proto_msgTypes[27]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1836,7 +1836,7 @@ func (x *LogRequest) String() string {
 func (*LogRequest) ProtoMessage() {}
 
 func (x *LogRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hbase_proto_msgTypes[27]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1849,7 +1849,7 @@ func (x *LogRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogRequest.ProtoReflect.Descriptor instead.
 func (*LogRequest) Descriptor() ([]byte, []int) {
-	return file_hbase_proto_rawDescGZIP(), []int{27}
+	return file_weir_hbasepb_hbase_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *LogRequest) GetLogClassName() string {
@@ -1876,7 +1876,7 @@ type LogEntry struct {
 
 func (x *LogEntry) Reset() {
 	*x = LogEntry{}
-	mi := &file_hbase_proto_msgTypes[28]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1888,7 +1888,7 @@ func (x *LogEntry) String() string {
 func (*LogEntry) ProtoMessage() {}
 
 func (x *LogEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_hbase_proto_msgTypes[28]
+	mi := &file_weir_hbasepb_hbase_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1901,7 +1901,7 @@ func (x *LogEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogEntry.ProtoReflect.Descriptor instead.
 func (*LogEntry) Descriptor() ([]byte, []int) {
-	return file_hbase_proto_rawDescGZIP(), []int{28}
+	return file_weir_hbasepb_hbase_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *LogEntry) GetLogClassName() string {
@@ -1918,11 +1918,11 @@ func (x *LogEntry) GetLogMessage() []byte {
 	return nil
 }
 
-var File_hbase_proto protoreflect.FileDescriptor
+var File_weir_hbasepb_hbase_proto protoreflect.FileDescriptor
 
-const file_hbase_proto_rawDesc = "" +
+const file_weir_hbasepb_hbase_proto_rawDesc = "" +
 	"\n" +
-	"\vhbase.proto\x12\bhbase.pb\"G\n" +
+	"\x18weir/hbasepb/hbase.proto\x12\bhbase.pb\"G\n" +
 	"\tTableName\x12\x1c\n" +
 	"\tnamespace\x18\x01 \x02(\fR\tnamespace\x12\x1c\n" +
 	"\tqualifier\x18\x02 \x02(\fR\tqualifier\"\x82\x02\n" +
@@ -2067,20 +2067,20 @@ const file_hbase_proto_rawDesc = "" +
 	"\x04DAYS\x10\aB)Z'github.com/weirdb/weir/internal/hbasepb"
 
 var (
-	file_hbase_proto_rawDescOnce sync.Once
-	file_hbase_proto_rawDescData []byte
+	file_weir_hbasepb_hbase_proto_rawDescOnce sync.Once
+	file_weir_hbasepb_hbase_proto_rawDescData []byte
 )
 
-func file_hbase_proto_rawDescGZIP() []byte {
-	file_hbase_proto_rawDescOnce.Do(func() {
-		file_hbase_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_hbase_proto_rawDesc), len(file_hbase_proto_rawDesc)))
+func file_weir_hbasepb_hbase_proto_rawDescGZIP() []byte {
+	file_weir_hbasepb_hbase_proto_rawDescOnce.Do(func() {
+		file_weir_hbasepb_hbase_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_weir_hbasepb_hbase_proto_rawDesc), len(file_weir_hbasepb_hbase_proto_rawDesc)))
 	})
-	return file_hbase_proto_rawDescData
+	return file_weir_hbasepb_hbase_proto_rawDescData
 }
 
-var file_hbase_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_hbase_proto_msgTypes = make([]protoimpl.MessageInfo, 29)
-var file_hbase_proto_goTypes = []any{
+var file_weir_hbasepb_hbase_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
+var file_weir_hbasepb_hbase_proto_msgTypes = make([]protoimpl.MessageInfo, 29)
+var file_weir_hbasepb_hbase_proto_goTypes = []any{
 	(CompareType)(0),                         // 0: hbase.pb.CompareType
 	(TimeUnit)(0),                            // 1: hbase.pb.TimeUnit
 	(TableState_State)(0),                    // 2: hbase.pb.TableState.State
@@ -2115,7 +2115,7 @@ var file_hbase_proto_goTypes = []any{
 	(*LogRequest)(nil),                       // 31: hbase.pb.LogRequest
 	(*LogEntry)(nil),                         // 32: hbase.pb.LogEntry
 }
-var file_hbase_proto_depIdxs = []int32{
+var file_weir_hbasepb_hbase_proto_depIdxs = []int32{
 	4,  // 0: hbase.pb.TableSchema.table_name:type_name -> hbase.pb.TableName
 	17, // 1: hbase.pb.TableSchema.attributes:type_name -> hbase.pb.BytesBytesPair
 	7,  // 2: hbase.pb.TableSchema.column_families:type_name -> hbase.pb.ColumnFamilySchema
@@ -2142,27 +2142,27 @@ var file_hbase_proto_depIdxs = []int32{
 	0,  // [0:19] is the sub-list for field type_name
 }
 
-func init() { file_hbase_proto_init() }
-func file_hbase_proto_init() {
-	if File_hbase_proto != nil {
+func init() { file_weir_hbasepb_hbase_proto_init() }
+func file_weir_hbasepb_hbase_proto_init() {
+	if File_weir_hbasepb_hbase_proto != nil {
 		return
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
-			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hbase_proto_rawDesc), len(file_hbase_proto_rawDesc)),
+			RawDescriptor: unsafe.Slice(unsafe.StringData(file_weir_hbasepb_hbase_proto_rawDesc), len(file_weir_hbasepb_hbase_proto_rawDesc)),
 			NumEnums:      4,
 			NumMessages:   29,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
-		GoTypes:           file_hbase_proto_goTypes,
-		DependencyIndexes: file_hbase_proto_depIdxs,
-		EnumInfos:         file_hbase_proto_enumTypes,
-		MessageInfos:      file_hbase_proto_msgTypes,
+		GoTypes:           file_weir_hbasepb_hbase_proto_goTypes,
+		DependencyIndexes: file_weir_hbasepb_hbase_proto_depIdxs,
+		EnumInfos:         file_weir_hbasepb_hbase_proto_enumTypes,
+		MessageInfos:      file_weir_hbasepb_hbase_proto_msgTypes,
 	}.Build()
-	File_hbase_proto = out.File
-	file_hbase_proto_goTypes = nil
-	file_hbase_proto_depIdxs = nil
+	File_weir_hbasepb_hbase_proto = out.File
+	file_weir_hbasepb_hbase_proto_goTypes = nil
+	file_weir_hbasepb_hbase_proto_depIdxs = nil
 }

@@ -8,7 +8,7 @@
 // versions:
 // 	protoc-gen-go v1.36.12
 // 	protoc        v3.21.12
-// source: master.proto
+// source: weir/hbasepb/master.proto
 
 package hbasepb
 
@@ -57,11 +57,11 @@ func (x MasterSwitchType) String() string {
 }
 
 func (MasterSwitchType) Descriptor() protoreflect.EnumDescriptor {
-	return file_master_proto_enumTypes[0].Descriptor()
+	return file_weir_hbasepb_master_proto_enumTypes[0].Descriptor()
 }
 
 func (MasterSwitchType) Type() protoreflect.EnumType {
-	return &file_master_proto_enumTypes[0]
+	return &file_weir_hbasepb_master_proto_enumTypes[0]
 }
 
 func (x MasterSwitchType) Number() protoreflect.EnumNumber {
@@ -80,7 +80,7 @@ func (x *MasterSwitchType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use MasterSwitchType.Descriptor instead.
 func (MasterSwitchType) EnumDescriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{0}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{0}
 }
 
 type GetProcedureResultResponse_State int32
@@ -116,11 +116,11 @@ func (x GetProcedureResultResponse_State) String() string {
 }
 
 func (GetProcedureResultResponse_State) Descriptor() protoreflect.EnumDescriptor {
-	return file_master_proto_enumTypes[1].Descriptor()
+	return file_weir_hbasepb_master_proto_enumTypes[1].Descriptor()
 }
 
 func (GetProcedureResultResponse_State) Type() protoreflect.EnumType {
-	return &file_master_proto_enumTypes[1]
+	return &file_weir_hbasepb_master_proto_enumTypes[1]
 }
 
 func (x GetProcedureResultResponse_State) Number() protoreflect.EnumNumber {
@@ -139,7 +139,7 @@ func (x *GetProcedureResultResponse_State) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use GetProcedureResultResponse_State.Descriptor instead.
 func (GetProcedureResultResponse_State) EnumDescriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{121, 0}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{121, 0}
 }
 
 type SecurityCapabilitiesResponse_Capability int32
@@ -181,11 +181,11 @@ func (x SecurityCapabilitiesResponse_Capability) String() string {
 }
 
 func (SecurityCapabilitiesResponse_Capability) Descriptor() protoreflect.EnumDescriptor {
-	return file_master_proto_enumTypes[2].Descriptor()
+	return file_weir_hbasepb_master_proto_enumTypes[2].Descriptor()
 }
 
 func (SecurityCapabilitiesResponse_Capability) Type() protoreflect.EnumType {
-	return &file_master_proto_enumTypes[2]
+	return &file_weir_hbasepb_master_proto_enumTypes[2]
 }
 
 func (x SecurityCapabilitiesResponse_Capability) Number() protoreflect.EnumNumber {
@@ -204,7 +204,7 @@ func (x *SecurityCapabilitiesResponse_Capability) UnmarshalJSON(b []byte) error 
 
 // Deprecated: Use SecurityCapabilitiesResponse_Capability.Descriptor instead.
 func (SecurityCapabilitiesResponse_Capability) EnumDescriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{132, 0}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{132, 0}
 }
 
 type AddColumnRequest struct {
@@ -225,7 +225,7 @@ const (
 
 func (x *AddColumnRequest) Reset() {
 	*x = AddColumnRequest{}
-	mi := &file_master_proto_msgTypes[0]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -237,7 +237,7 @@ func (x *AddColumnRequest) String() string {
 func (*AddColumnRequest) ProtoMessage() {}
 
 func (x *AddColumnRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[0]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -250,7 +250,7 @@ func (x *AddColumnRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddColumnRequest.ProtoReflect.Descriptor instead.
 func (*AddColumnRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{0}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{0}
 }
 
 func (x *AddColumnRequest) GetTableName() *TableName {
@@ -290,7 +290,7 @@ type AddColumnResponse struct {
 
 func (x *AddColumnResponse) Reset() {
 	*x = AddColumnResponse{}
-	mi := &file_master_proto_msgTypes[1]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -302,7 +302,7 @@ func (x *AddColumnResponse) String() string {
 func (*AddColumnResponse) ProtoMessage() {}
 
 func (x *AddColumnResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[1]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -315,7 +315,7 @@ func (x *AddColumnResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddColumnResponse.ProtoReflect.Descriptor instead.
 func (*AddColumnResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{1}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *AddColumnResponse) GetProcId() uint64 {
@@ -343,7 +343,7 @@ const (
 
 func (x *DeleteColumnRequest) Reset() {
 	*x = DeleteColumnRequest{}
-	mi := &file_master_proto_msgTypes[2]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -355,7 +355,7 @@ func (x *DeleteColumnRequest) String() string {
 func (*DeleteColumnRequest) ProtoMessage() {}
 
 func (x *DeleteColumnRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[2]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -368,7 +368,7 @@ func (x *DeleteColumnRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteColumnRequest.ProtoReflect.Descriptor instead.
 func (*DeleteColumnRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{2}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *DeleteColumnRequest) GetTableName() *TableName {
@@ -408,7 +408,7 @@ type DeleteColumnResponse struct {
 
 func (x *DeleteColumnResponse) Reset() {
 	*x = DeleteColumnResponse{}
-	mi := &file_master_proto_msgTypes[3]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -420,7 +420,7 @@ func (x *DeleteColumnResponse) String() string {
 func (*DeleteColumnResponse) ProtoMessage() {}
 
 func (x *DeleteColumnResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[3]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -433,7 +433,7 @@ func (x *DeleteColumnResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteColumnResponse.ProtoReflect.Descriptor instead.
 func (*DeleteColumnResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{3}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *DeleteColumnResponse) GetProcId() uint64 {
@@ -461,7 +461,7 @@ const (
 
 func (x *ModifyColumnRequest) Reset() {
 	*x = ModifyColumnRequest{}
-	mi := &file_master_proto_msgTypes[4]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -473,7 +473,7 @@ func (x *ModifyColumnRequest) String() string {
 func (*ModifyColumnRequest) ProtoMessage() {}
 
 func (x *ModifyColumnRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[4]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -486,7 +486,7 @@ func (x *ModifyColumnRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ModifyColumnRequest.ProtoReflect.Descriptor instead.
 func (*ModifyColumnRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{4}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *ModifyColumnRequest) GetTableName() *TableName {
@@ -526,7 +526,7 @@ type ModifyColumnResponse struct {
 
 func (x *ModifyColumnResponse) Reset() {
 	*x = ModifyColumnResponse{}
-	mi := &file_master_proto_msgTypes[5]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -538,7 +538,7 @@ func (x *ModifyColumnResponse) String() string {
 func (*ModifyColumnResponse) ProtoMessage() {}
 
 func (x *ModifyColumnResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[5]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -551,7 +551,7 @@ func (x *ModifyColumnResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ModifyColumnResponse.ProtoReflect.Descriptor instead.
 func (*ModifyColumnResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{5}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ModifyColumnResponse) GetProcId() uint64 {
@@ -571,7 +571,7 @@ type MoveRegionRequest struct {
 
 func (x *MoveRegionRequest) Reset() {
 	*x = MoveRegionRequest{}
-	mi := &file_master_proto_msgTypes[6]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -583,7 +583,7 @@ func (x *MoveRegionRequest) String() string {
 func (*MoveRegionRequest) ProtoMessage() {}
 
 func (x *MoveRegionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[6]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -596,7 +596,7 @@ func (x *MoveRegionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MoveRegionRequest.ProtoReflect.Descriptor instead.
 func (*MoveRegionRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{6}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *MoveRegionRequest) GetRegion() *RegionSpecifier {
@@ -621,7 +621,7 @@ type MoveRegionResponse struct {
 
 func (x *MoveRegionResponse) Reset() {
 	*x = MoveRegionResponse{}
-	mi := &file_master_proto_msgTypes[7]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -633,7 +633,7 @@ func (x *MoveRegionResponse) String() string {
 func (*MoveRegionResponse) ProtoMessage() {}
 
 func (x *MoveRegionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[7]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -646,7 +646,7 @@ func (x *MoveRegionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MoveRegionResponse.ProtoReflect.Descriptor instead.
 func (*MoveRegionResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{7}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{7}
 }
 
 // Number 2 is unused.
@@ -669,7 +669,7 @@ const (
 
 func (x *MergeTableRegionsRequest) Reset() {
 	*x = MergeTableRegionsRequest{}
-	mi := &file_master_proto_msgTypes[8]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -681,7 +681,7 @@ func (x *MergeTableRegionsRequest) String() string {
 func (*MergeTableRegionsRequest) ProtoMessage() {}
 
 func (x *MergeTableRegionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[8]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -694,7 +694,7 @@ func (x *MergeTableRegionsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MergeTableRegionsRequest.ProtoReflect.Descriptor instead.
 func (*MergeTableRegionsRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{8}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *MergeTableRegionsRequest) GetRegion() []*RegionSpecifier {
@@ -734,7 +734,7 @@ type MergeTableRegionsResponse struct {
 
 func (x *MergeTableRegionsResponse) Reset() {
 	*x = MergeTableRegionsResponse{}
-	mi := &file_master_proto_msgTypes[9]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -746,7 +746,7 @@ func (x *MergeTableRegionsResponse) String() string {
 func (*MergeTableRegionsResponse) ProtoMessage() {}
 
 func (x *MergeTableRegionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[9]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -759,7 +759,7 @@ func (x *MergeTableRegionsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MergeTableRegionsResponse.ProtoReflect.Descriptor instead.
 func (*MergeTableRegionsResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{9}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *MergeTableRegionsResponse) GetProcId() uint64 {
@@ -784,7 +784,7 @@ const (
 
 func (x *AssignRegionRequest) Reset() {
 	*x = AssignRegionRequest{}
-	mi := &file_master_proto_msgTypes[10]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -796,7 +796,7 @@ func (x *AssignRegionRequest) String() string {
 func (*AssignRegionRequest) ProtoMessage() {}
 
 func (x *AssignRegionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[10]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -809,7 +809,7 @@ func (x *AssignRegionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AssignRegionRequest.ProtoReflect.Descriptor instead.
 func (*AssignRegionRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{10}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *AssignRegionRequest) GetRegion() *RegionSpecifier {
@@ -834,7 +834,7 @@ type AssignRegionResponse struct {
 
 func (x *AssignRegionResponse) Reset() {
 	*x = AssignRegionResponse{}
-	mi := &file_master_proto_msgTypes[11]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -846,7 +846,7 @@ func (x *AssignRegionResponse) String() string {
 func (*AssignRegionResponse) ProtoMessage() {}
 
 func (x *AssignRegionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[11]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -859,7 +859,7 @@ func (x *AssignRegionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AssignRegionResponse.ProtoReflect.Descriptor instead.
 func (*AssignRegionResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{11}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{11}
 }
 
 type UnassignRegionRequest struct {
@@ -877,7 +877,7 @@ const (
 
 func (x *UnassignRegionRequest) Reset() {
 	*x = UnassignRegionRequest{}
-	mi := &file_master_proto_msgTypes[12]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -889,7 +889,7 @@ func (x *UnassignRegionRequest) String() string {
 func (*UnassignRegionRequest) ProtoMessage() {}
 
 func (x *UnassignRegionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[12]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -902,7 +902,7 @@ func (x *UnassignRegionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnassignRegionRequest.ProtoReflect.Descriptor instead.
 func (*UnassignRegionRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{12}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *UnassignRegionRequest) GetRegion() *RegionSpecifier {
@@ -927,7 +927,7 @@ type UnassignRegionResponse struct {
 
 func (x *UnassignRegionResponse) Reset() {
 	*x = UnassignRegionResponse{}
-	mi := &file_master_proto_msgTypes[13]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -939,7 +939,7 @@ func (x *UnassignRegionResponse) String() string {
 func (*UnassignRegionResponse) ProtoMessage() {}
 
 func (x *UnassignRegionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[13]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -952,7 +952,7 @@ func (x *UnassignRegionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnassignRegionResponse.ProtoReflect.Descriptor instead.
 func (*UnassignRegionResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{13}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{13}
 }
 
 type OfflineRegionRequest struct {
@@ -964,7 +964,7 @@ type OfflineRegionRequest struct {
 
 func (x *OfflineRegionRequest) Reset() {
 	*x = OfflineRegionRequest{}
-	mi := &file_master_proto_msgTypes[14]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -976,7 +976,7 @@ func (x *OfflineRegionRequest) String() string {
 func (*OfflineRegionRequest) ProtoMessage() {}
 
 func (x *OfflineRegionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[14]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -989,7 +989,7 @@ func (x *OfflineRegionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OfflineRegionRequest.ProtoReflect.Descriptor instead.
 func (*OfflineRegionRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{14}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *OfflineRegionRequest) GetRegion() *RegionSpecifier {
@@ -1007,7 +1007,7 @@ type OfflineRegionResponse struct {
 
 func (x *OfflineRegionResponse) Reset() {
 	*x = OfflineRegionResponse{}
-	mi := &file_master_proto_msgTypes[15]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1019,7 +1019,7 @@ func (x *OfflineRegionResponse) String() string {
 func (*OfflineRegionResponse) ProtoMessage() {}
 
 func (x *OfflineRegionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[15]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1032,7 +1032,7 @@ func (x *OfflineRegionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OfflineRegionResponse.ProtoReflect.Descriptor instead.
 func (*OfflineRegionResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{15}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{15}
 }
 
 // The request of the SplitRegion rpc.
@@ -1054,7 +1054,7 @@ const (
 
 func (x *SplitTableRegionRequest) Reset() {
 	*x = SplitTableRegionRequest{}
-	mi := &file_master_proto_msgTypes[16]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1066,7 +1066,7 @@ func (x *SplitTableRegionRequest) String() string {
 func (*SplitTableRegionRequest) ProtoMessage() {}
 
 func (x *SplitTableRegionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[16]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1079,7 +1079,7 @@ func (x *SplitTableRegionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SplitTableRegionRequest.ProtoReflect.Descriptor instead.
 func (*SplitTableRegionRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{16}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *SplitTableRegionRequest) GetRegionInfo() *RegionInfo {
@@ -1119,7 +1119,7 @@ type SplitTableRegionResponse struct {
 
 func (x *SplitTableRegionResponse) Reset() {
 	*x = SplitTableRegionResponse{}
-	mi := &file_master_proto_msgTypes[17]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1131,7 +1131,7 @@ func (x *SplitTableRegionResponse) String() string {
 func (*SplitTableRegionResponse) ProtoMessage() {}
 
 func (x *SplitTableRegionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[17]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1144,7 +1144,7 @@ func (x *SplitTableRegionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SplitTableRegionResponse.ProtoReflect.Descriptor instead.
 func (*SplitTableRegionResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{17}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *SplitTableRegionResponse) GetProcId() uint64 {
@@ -1171,7 +1171,7 @@ const (
 
 func (x *TruncateRegionRequest) Reset() {
 	*x = TruncateRegionRequest{}
-	mi := &file_master_proto_msgTypes[18]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1183,7 +1183,7 @@ func (x *TruncateRegionRequest) String() string {
 func (*TruncateRegionRequest) ProtoMessage() {}
 
 func (x *TruncateRegionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[18]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1196,7 +1196,7 @@ func (x *TruncateRegionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TruncateRegionRequest.ProtoReflect.Descriptor instead.
 func (*TruncateRegionRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{18}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *TruncateRegionRequest) GetRegionInfo() *RegionInfo {
@@ -1229,7 +1229,7 @@ type TruncateRegionResponse struct {
 
 func (x *TruncateRegionResponse) Reset() {
 	*x = TruncateRegionResponse{}
-	mi := &file_master_proto_msgTypes[19]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1241,7 +1241,7 @@ func (x *TruncateRegionResponse) String() string {
 func (*TruncateRegionResponse) ProtoMessage() {}
 
 func (x *TruncateRegionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[19]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1254,7 +1254,7 @@ func (x *TruncateRegionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TruncateRegionResponse.ProtoReflect.Descriptor instead.
 func (*TruncateRegionResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{19}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *TruncateRegionResponse) GetProcId() uint64 {
@@ -1282,7 +1282,7 @@ const (
 
 func (x *CreateTableRequest) Reset() {
 	*x = CreateTableRequest{}
-	mi := &file_master_proto_msgTypes[20]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1294,7 +1294,7 @@ func (x *CreateTableRequest) String() string {
 func (*CreateTableRequest) ProtoMessage() {}
 
 func (x *CreateTableRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[20]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1307,7 +1307,7 @@ func (x *CreateTableRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTableRequest.ProtoReflect.Descriptor instead.
 func (*CreateTableRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{20}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *CreateTableRequest) GetTableSchema() *TableSchema {
@@ -1347,7 +1347,7 @@ type CreateTableResponse struct {
 
 func (x *CreateTableResponse) Reset() {
 	*x = CreateTableResponse{}
-	mi := &file_master_proto_msgTypes[21]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1359,7 +1359,7 @@ func (x *CreateTableResponse) String() string {
 func (*CreateTableResponse) ProtoMessage() {}
 
 func (x *CreateTableResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[21]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1372,7 +1372,7 @@ func (x *CreateTableResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTableResponse.ProtoReflect.Descriptor instead.
 func (*CreateTableResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{21}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *CreateTableResponse) GetProcId() uint64 {
@@ -1399,7 +1399,7 @@ const (
 
 func (x *DeleteTableRequest) Reset() {
 	*x = DeleteTableRequest{}
-	mi := &file_master_proto_msgTypes[22]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1411,7 +1411,7 @@ func (x *DeleteTableRequest) String() string {
 func (*DeleteTableRequest) ProtoMessage() {}
 
 func (x *DeleteTableRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[22]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1424,7 +1424,7 @@ func (x *DeleteTableRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteTableRequest.ProtoReflect.Descriptor instead.
 func (*DeleteTableRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{22}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *DeleteTableRequest) GetTableName() *TableName {
@@ -1457,7 +1457,7 @@ type DeleteTableResponse struct {
 
 func (x *DeleteTableResponse) Reset() {
 	*x = DeleteTableResponse{}
-	mi := &file_master_proto_msgTypes[23]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1469,7 +1469,7 @@ func (x *DeleteTableResponse) String() string {
 func (*DeleteTableResponse) ProtoMessage() {}
 
 func (x *DeleteTableResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[23]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1482,7 +1482,7 @@ func (x *DeleteTableResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteTableResponse.ProtoReflect.Descriptor instead.
 func (*DeleteTableResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{23}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *DeleteTableResponse) GetProcId() uint64 {
@@ -1512,7 +1512,7 @@ const (
 
 func (x *TruncateTableRequest) Reset() {
 	*x = TruncateTableRequest{}
-	mi := &file_master_proto_msgTypes[24]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1524,7 +1524,7 @@ func (x *TruncateTableRequest) String() string {
 func (*TruncateTableRequest) ProtoMessage() {}
 
 func (x *TruncateTableRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[24]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1537,7 +1537,7 @@ func (x *TruncateTableRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TruncateTableRequest.ProtoReflect.Descriptor instead.
 func (*TruncateTableRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{24}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *TruncateTableRequest) GetTableName() *TableName {
@@ -1577,7 +1577,7 @@ type TruncateTableResponse struct {
 
 func (x *TruncateTableResponse) Reset() {
 	*x = TruncateTableResponse{}
-	mi := &file_master_proto_msgTypes[25]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1589,7 +1589,7 @@ func (x *TruncateTableResponse) String() string {
 func (*TruncateTableResponse) ProtoMessage() {}
 
 func (x *TruncateTableResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[25]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1602,7 +1602,7 @@ func (x *TruncateTableResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TruncateTableResponse.ProtoReflect.Descriptor instead.
 func (*TruncateTableResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{25}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *TruncateTableResponse) GetProcId() uint64 {
@@ -1629,7 +1629,7 @@ const (
 
 func (x *EnableTableRequest) Reset() {
 	*x = EnableTableRequest{}
-	mi := &file_master_proto_msgTypes[26]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1641,7 +1641,7 @@ func (x *EnableTableRequest) String() string {
 func (*EnableTableRequest) ProtoMessage() {}
 
 func (x *EnableTableRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[26]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1654,7 +1654,7 @@ func (x *EnableTableRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EnableTableRequest.ProtoReflect.Descriptor instead.
 func (*EnableTableRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{26}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *EnableTableRequest) GetTableName() *TableName {
@@ -1687,7 +1687,7 @@ type EnableTableResponse struct {
 
 func (x *EnableTableResponse) Reset() {
 	*x = EnableTableResponse{}
-	mi := &file_master_proto_msgTypes[27]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1699,7 +1699,7 @@ func (x *EnableTableResponse) String() string {
 func (*EnableTableResponse) ProtoMessage() {}
 
 func (x *EnableTableResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[27]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1712,7 +1712,7 @@ func (x *EnableTableResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EnableTableResponse.ProtoReflect.Descriptor instead.
 func (*EnableTableResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{27}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *EnableTableResponse) GetProcId() uint64 {
@@ -1739,7 +1739,7 @@ const (
 
 func (x *DisableTableRequest) Reset() {
 	*x = DisableTableRequest{}
-	mi := &file_master_proto_msgTypes[28]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1751,7 +1751,7 @@ func (x *DisableTableRequest) String() string {
 func (*DisableTableRequest) ProtoMessage() {}
 
 func (x *DisableTableRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[28]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1764,7 +1764,7 @@ func (x *DisableTableRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DisableTableRequest.ProtoReflect.Descriptor instead.
 func (*DisableTableRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{28}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *DisableTableRequest) GetTableName() *TableName {
@@ -1797,7 +1797,7 @@ type DisableTableResponse struct {
 
 func (x *DisableTableResponse) Reset() {
 	*x = DisableTableResponse{}
-	mi := &file_master_proto_msgTypes[29]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1809,7 +1809,7 @@ func (x *DisableTableResponse) String() string {
 func (*DisableTableResponse) ProtoMessage() {}
 
 func (x *DisableTableResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[29]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1822,7 +1822,7 @@ func (x *DisableTableResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DisableTableResponse.ProtoReflect.Descriptor instead.
 func (*DisableTableResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{29}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *DisableTableResponse) GetProcId() uint64 {
@@ -1852,7 +1852,7 @@ const (
 
 func (x *ModifyTableRequest) Reset() {
 	*x = ModifyTableRequest{}
-	mi := &file_master_proto_msgTypes[30]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1864,7 +1864,7 @@ func (x *ModifyTableRequest) String() string {
 func (*ModifyTableRequest) ProtoMessage() {}
 
 func (x *ModifyTableRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[30]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1877,7 +1877,7 @@ func (x *ModifyTableRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ModifyTableRequest.ProtoReflect.Descriptor instead.
 func (*ModifyTableRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{30}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *ModifyTableRequest) GetTableName() *TableName {
@@ -1924,7 +1924,7 @@ type ModifyTableResponse struct {
 
 func (x *ModifyTableResponse) Reset() {
 	*x = ModifyTableResponse{}
-	mi := &file_master_proto_msgTypes[31]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1936,7 +1936,7 @@ func (x *ModifyTableResponse) String() string {
 func (*ModifyTableResponse) ProtoMessage() {}
 
 func (x *ModifyTableResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[31]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1949,7 +1949,7 @@ func (x *ModifyTableResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ModifyTableResponse.ProtoReflect.Descriptor instead.
 func (*ModifyTableResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{31}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *ModifyTableResponse) GetProcId() uint64 {
@@ -1977,7 +1977,7 @@ const (
 
 func (x *FlushTableRequest) Reset() {
 	*x = FlushTableRequest{}
-	mi := &file_master_proto_msgTypes[32]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1989,7 +1989,7 @@ func (x *FlushTableRequest) String() string {
 func (*FlushTableRequest) ProtoMessage() {}
 
 func (x *FlushTableRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[32]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2002,7 +2002,7 @@ func (x *FlushTableRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FlushTableRequest.ProtoReflect.Descriptor instead.
 func (*FlushTableRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{32}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *FlushTableRequest) GetTableName() *TableName {
@@ -2042,7 +2042,7 @@ type FlushTableResponse struct {
 
 func (x *FlushTableResponse) Reset() {
 	*x = FlushTableResponse{}
-	mi := &file_master_proto_msgTypes[33]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2054,7 +2054,7 @@ func (x *FlushTableResponse) String() string {
 func (*FlushTableResponse) ProtoMessage() {}
 
 func (x *FlushTableResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[33]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2067,7 +2067,7 @@ func (x *FlushTableResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FlushTableResponse.ProtoReflect.Descriptor instead.
 func (*FlushTableResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{33}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *FlushTableResponse) GetProcId() uint64 {
@@ -2094,7 +2094,7 @@ const (
 
 func (x *CreateNamespaceRequest) Reset() {
 	*x = CreateNamespaceRequest{}
-	mi := &file_master_proto_msgTypes[34]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2106,7 +2106,7 @@ func (x *CreateNamespaceRequest) String() string {
 func (*CreateNamespaceRequest) ProtoMessage() {}
 
 func (x *CreateNamespaceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[34]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2119,7 +2119,7 @@ func (x *CreateNamespaceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateNamespaceRequest.ProtoReflect.Descriptor instead.
 func (*CreateNamespaceRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{34}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *CreateNamespaceRequest) GetNamespaceDescriptor() *NamespaceDescriptor {
@@ -2152,7 +2152,7 @@ type CreateNamespaceResponse struct {
 
 func (x *CreateNamespaceResponse) Reset() {
 	*x = CreateNamespaceResponse{}
-	mi := &file_master_proto_msgTypes[35]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2164,7 +2164,7 @@ func (x *CreateNamespaceResponse) String() string {
 func (*CreateNamespaceResponse) ProtoMessage() {}
 
 func (x *CreateNamespaceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[35]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2177,7 +2177,7 @@ func (x *CreateNamespaceResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateNamespaceResponse.ProtoReflect.Descriptor instead.
 func (*CreateNamespaceResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{35}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *CreateNamespaceResponse) GetProcId() uint64 {
@@ -2204,7 +2204,7 @@ const (
 
 func (x *DeleteNamespaceRequest) Reset() {
 	*x = DeleteNamespaceRequest{}
-	mi := &file_master_proto_msgTypes[36]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2216,7 +2216,7 @@ func (x *DeleteNamespaceRequest) String() string {
 func (*DeleteNamespaceRequest) ProtoMessage() {}
 
 func (x *DeleteNamespaceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[36]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2229,7 +2229,7 @@ func (x *DeleteNamespaceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteNamespaceRequest.ProtoReflect.Descriptor instead.
 func (*DeleteNamespaceRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{36}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *DeleteNamespaceRequest) GetNamespaceName() string {
@@ -2262,7 +2262,7 @@ type DeleteNamespaceResponse struct {
 
 func (x *DeleteNamespaceResponse) Reset() {
 	*x = DeleteNamespaceResponse{}
-	mi := &file_master_proto_msgTypes[37]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2274,7 +2274,7 @@ func (x *DeleteNamespaceResponse) String() string {
 func (*DeleteNamespaceResponse) ProtoMessage() {}
 
 func (x *DeleteNamespaceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[37]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2287,7 +2287,7 @@ func (x *DeleteNamespaceResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteNamespaceResponse.ProtoReflect.Descriptor instead.
 func (*DeleteNamespaceResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{37}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *DeleteNamespaceResponse) GetProcId() uint64 {
@@ -2314,7 +2314,7 @@ const (
 
 func (x *ModifyNamespaceRequest) Reset() {
 	*x = ModifyNamespaceRequest{}
-	mi := &file_master_proto_msgTypes[38]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2326,7 +2326,7 @@ func (x *ModifyNamespaceRequest) String() string {
 func (*ModifyNamespaceRequest) ProtoMessage() {}
 
 func (x *ModifyNamespaceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[38]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2339,7 +2339,7 @@ func (x *ModifyNamespaceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ModifyNamespaceRequest.ProtoReflect.Descriptor instead.
 func (*ModifyNamespaceRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{38}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *ModifyNamespaceRequest) GetNamespaceDescriptor() *NamespaceDescriptor {
@@ -2372,7 +2372,7 @@ type ModifyNamespaceResponse struct {
 
 func (x *ModifyNamespaceResponse) Reset() {
 	*x = ModifyNamespaceResponse{}
-	mi := &file_master_proto_msgTypes[39]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2384,7 +2384,7 @@ func (x *ModifyNamespaceResponse) String() string {
 func (*ModifyNamespaceResponse) ProtoMessage() {}
 
 func (x *ModifyNamespaceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[39]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2397,7 +2397,7 @@ func (x *ModifyNamespaceResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ModifyNamespaceResponse.ProtoReflect.Descriptor instead.
 func (*ModifyNamespaceResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{39}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *ModifyNamespaceResponse) GetProcId() uint64 {
@@ -2416,7 +2416,7 @@ type GetNamespaceDescriptorRequest struct {
 
 func (x *GetNamespaceDescriptorRequest) Reset() {
 	*x = GetNamespaceDescriptorRequest{}
-	mi := &file_master_proto_msgTypes[40]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2428,7 +2428,7 @@ func (x *GetNamespaceDescriptorRequest) String() string {
 func (*GetNamespaceDescriptorRequest) ProtoMessage() {}
 
 func (x *GetNamespaceDescriptorRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[40]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2441,7 +2441,7 @@ func (x *GetNamespaceDescriptorRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetNamespaceDescriptorRequest.ProtoReflect.Descriptor instead.
 func (*GetNamespaceDescriptorRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{40}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *GetNamespaceDescriptorRequest) GetNamespaceName() string {
@@ -2460,7 +2460,7 @@ type GetNamespaceDescriptorResponse struct {
 
 func (x *GetNamespaceDescriptorResponse) Reset() {
 	*x = GetNamespaceDescriptorResponse{}
-	mi := &file_master_proto_msgTypes[41]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2472,7 +2472,7 @@ func (x *GetNamespaceDescriptorResponse) String() string {
 func (*GetNamespaceDescriptorResponse) ProtoMessage() {}
 
 func (x *GetNamespaceDescriptorResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[41]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2485,7 +2485,7 @@ func (x *GetNamespaceDescriptorResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetNamespaceDescriptorResponse.ProtoReflect.Descriptor instead.
 func (*GetNamespaceDescriptorResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{41}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *GetNamespaceDescriptorResponse) GetNamespaceDescriptor() *NamespaceDescriptor {
@@ -2503,7 +2503,7 @@ type ListNamespacesRequest struct {
 
 func (x *ListNamespacesRequest) Reset() {
 	*x = ListNamespacesRequest{}
-	mi := &file_master_proto_msgTypes[42]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2515,7 +2515,7 @@ func (x *ListNamespacesRequest) String() string {
 func (*ListNamespacesRequest) ProtoMessage() {}
 
 func (x *ListNamespacesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[42]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2528,7 +2528,7 @@ func (x *ListNamespacesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListNamespacesRequest.ProtoReflect.Descriptor instead.
 func (*ListNamespacesRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{42}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{42}
 }
 
 type ListNamespacesResponse struct {
@@ -2540,7 +2540,7 @@ type ListNamespacesResponse struct {
 
 func (x *ListNamespacesResponse) Reset() {
 	*x = ListNamespacesResponse{}
-	mi := &file_master_proto_msgTypes[43]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2552,7 +2552,7 @@ func (x *ListNamespacesResponse) String() string {
 func (*ListNamespacesResponse) ProtoMessage() {}
 
 func (x *ListNamespacesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[43]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2565,7 +2565,7 @@ func (x *ListNamespacesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListNamespacesResponse.ProtoReflect.Descriptor instead.
 func (*ListNamespacesResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{43}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *ListNamespacesResponse) GetNamespaceName() []string {
@@ -2583,7 +2583,7 @@ type ListNamespaceDescriptorsRequest struct {
 
 func (x *ListNamespaceDescriptorsRequest) Reset() {
 	*x = ListNamespaceDescriptorsRequest{}
-	mi := &file_master_proto_msgTypes[44]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2595,7 +2595,7 @@ func (x *ListNamespaceDescriptorsRequest) String() string {
 func (*ListNamespaceDescriptorsRequest) ProtoMessage() {}
 
 func (x *ListNamespaceDescriptorsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[44]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2608,7 +2608,7 @@ func (x *ListNamespaceDescriptorsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListNamespaceDescriptorsRequest.ProtoReflect.Descriptor instead.
 func (*ListNamespaceDescriptorsRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{44}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{44}
 }
 
 type ListNamespaceDescriptorsResponse struct {
@@ -2620,7 +2620,7 @@ type ListNamespaceDescriptorsResponse struct {
 
 func (x *ListNamespaceDescriptorsResponse) Reset() {
 	*x = ListNamespaceDescriptorsResponse{}
-	mi := &file_master_proto_msgTypes[45]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2632,7 +2632,7 @@ func (x *ListNamespaceDescriptorsResponse) String() string {
 func (*ListNamespaceDescriptorsResponse) ProtoMessage() {}
 
 func (x *ListNamespaceDescriptorsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[45]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2645,7 +2645,7 @@ func (x *ListNamespaceDescriptorsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListNamespaceDescriptorsResponse.ProtoReflect.Descriptor instead.
 func (*ListNamespaceDescriptorsResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{45}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *ListNamespaceDescriptorsResponse) GetNamespaceDescriptor() []*NamespaceDescriptor {
@@ -2664,7 +2664,7 @@ type ListTableDescriptorsByNamespaceRequest struct {
 
 func (x *ListTableDescriptorsByNamespaceRequest) Reset() {
 	*x = ListTableDescriptorsByNamespaceRequest{}
-	mi := &file_master_proto_msgTypes[46]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2676,7 +2676,7 @@ func (x *ListTableDescriptorsByNamespaceRequest) String() string {
 func (*ListTableDescriptorsByNamespaceRequest) ProtoMessage() {}
 
 func (x *ListTableDescriptorsByNamespaceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[46]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2689,7 +2689,7 @@ func (x *ListTableDescriptorsByNamespaceRequest) ProtoReflect() protoreflect.Mes
 
 // Deprecated: Use ListTableDescriptorsByNamespaceRequest.ProtoReflect.Descriptor instead.
 func (*ListTableDescriptorsByNamespaceRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{46}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *ListTableDescriptorsByNamespaceRequest) GetNamespaceName() string {
@@ -2708,7 +2708,7 @@ type ListTableDescriptorsByNamespaceResponse struct {
 
 func (x *ListTableDescriptorsByNamespaceResponse) Reset() {
 	*x = ListTableDescriptorsByNamespaceResponse{}
-	mi := &file_master_proto_msgTypes[47]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2720,7 +2720,7 @@ func (x *ListTableDescriptorsByNamespaceResponse) String() string {
 func (*ListTableDescriptorsByNamespaceResponse) ProtoMessage() {}
 
 func (x *ListTableDescriptorsByNamespaceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[47]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2733,7 +2733,7 @@ func (x *ListTableDescriptorsByNamespaceResponse) ProtoReflect() protoreflect.Me
 
 // Deprecated: Use ListTableDescriptorsByNamespaceResponse.ProtoReflect.Descriptor instead.
 func (*ListTableDescriptorsByNamespaceResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{47}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *ListTableDescriptorsByNamespaceResponse) GetTableSchema() []*TableSchema {
@@ -2752,7 +2752,7 @@ type ListTableNamesByNamespaceRequest struct {
 
 func (x *ListTableNamesByNamespaceRequest) Reset() {
 	*x = ListTableNamesByNamespaceRequest{}
-	mi := &file_master_proto_msgTypes[48]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2764,7 +2764,7 @@ func (x *ListTableNamesByNamespaceRequest) String() string {
 func (*ListTableNamesByNamespaceRequest) ProtoMessage() {}
 
 func (x *ListTableNamesByNamespaceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[48]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2777,7 +2777,7 @@ func (x *ListTableNamesByNamespaceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTableNamesByNamespaceRequest.ProtoReflect.Descriptor instead.
 func (*ListTableNamesByNamespaceRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{48}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *ListTableNamesByNamespaceRequest) GetNamespaceName() string {
@@ -2796,7 +2796,7 @@ type ListTableNamesByNamespaceResponse struct {
 
 func (x *ListTableNamesByNamespaceResponse) Reset() {
 	*x = ListTableNamesByNamespaceResponse{}
-	mi := &file_master_proto_msgTypes[49]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2808,7 +2808,7 @@ func (x *ListTableNamesByNamespaceResponse) String() string {
 func (*ListTableNamesByNamespaceResponse) ProtoMessage() {}
 
 func (x *ListTableNamesByNamespaceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[49]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2821,7 +2821,7 @@ func (x *ListTableNamesByNamespaceResponse) ProtoReflect() protoreflect.Message 
 
 // Deprecated: Use ListTableNamesByNamespaceResponse.ProtoReflect.Descriptor instead.
 func (*ListTableNamesByNamespaceResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{49}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *ListTableNamesByNamespaceResponse) GetTableName() []*TableName {
@@ -2839,7 +2839,7 @@ type ShutdownRequest struct {
 
 func (x *ShutdownRequest) Reset() {
 	*x = ShutdownRequest{}
-	mi := &file_master_proto_msgTypes[50]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2851,7 +2851,7 @@ func (x *ShutdownRequest) String() string {
 func (*ShutdownRequest) ProtoMessage() {}
 
 func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[50]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2864,7 +2864,7 @@ func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownRequest.ProtoReflect.Descriptor instead.
 func (*ShutdownRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{50}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{50}
 }
 
 type ShutdownResponse struct {
@@ -2875,7 +2875,7 @@ type ShutdownResponse struct {
 
 func (x *ShutdownResponse) Reset() {
 	*x = ShutdownResponse{}
-	mi := &file_master_proto_msgTypes[51]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2887,7 +2887,7 @@ func (x *ShutdownResponse) String() string {
 func (*ShutdownResponse) ProtoMessage() {}
 
 func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[51]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2900,7 +2900,7 @@ func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownResponse.ProtoReflect.Descriptor instead.
 func (*ShutdownResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{51}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{51}
 }
 
 type StopMasterRequest struct {
@@ -2911,7 +2911,7 @@ type StopMasterRequest struct {
 
 func (x *StopMasterRequest) Reset() {
 	*x = StopMasterRequest{}
-	mi := &file_master_proto_msgTypes[52]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2923,7 +2923,7 @@ func (x *StopMasterRequest) String() string {
 func (*StopMasterRequest) ProtoMessage() {}
 
 func (x *StopMasterRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[52]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2936,7 +2936,7 @@ func (x *StopMasterRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopMasterRequest.ProtoReflect.Descriptor instead.
 func (*StopMasterRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{52}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{52}
 }
 
 type StopMasterResponse struct {
@@ -2947,7 +2947,7 @@ type StopMasterResponse struct {
 
 func (x *StopMasterResponse) Reset() {
 	*x = StopMasterResponse{}
-	mi := &file_master_proto_msgTypes[53]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2959,7 +2959,7 @@ func (x *StopMasterResponse) String() string {
 func (*StopMasterResponse) ProtoMessage() {}
 
 func (x *StopMasterResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[53]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2972,7 +2972,7 @@ func (x *StopMasterResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopMasterResponse.ProtoReflect.Descriptor instead.
 func (*StopMasterResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{53}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{53}
 }
 
 type IsInMaintenanceModeRequest struct {
@@ -2983,7 +2983,7 @@ type IsInMaintenanceModeRequest struct {
 
 func (x *IsInMaintenanceModeRequest) Reset() {
 	*x = IsInMaintenanceModeRequest{}
-	mi := &file_master_proto_msgTypes[54]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2995,7 +2995,7 @@ func (x *IsInMaintenanceModeRequest) String() string {
 func (*IsInMaintenanceModeRequest) ProtoMessage() {}
 
 func (x *IsInMaintenanceModeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[54]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3008,7 +3008,7 @@ func (x *IsInMaintenanceModeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IsInMaintenanceModeRequest.ProtoReflect.Descriptor instead.
 func (*IsInMaintenanceModeRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{54}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{54}
 }
 
 type IsInMaintenanceModeResponse struct {
@@ -3020,7 +3020,7 @@ type IsInMaintenanceModeResponse struct {
 
 func (x *IsInMaintenanceModeResponse) Reset() {
 	*x = IsInMaintenanceModeResponse{}
-	mi := &file_master_proto_msgTypes[55]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3032,7 +3032,7 @@ func (x *IsInMaintenanceModeResponse) String() string {
 func (*IsInMaintenanceModeResponse) ProtoMessage() {}
 
 func (x *IsInMaintenanceModeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[55]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3045,7 +3045,7 @@ func (x *IsInMaintenanceModeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IsInMaintenanceModeResponse.ProtoReflect.Descriptor instead.
 func (*IsInMaintenanceModeResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{55}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *IsInMaintenanceModeResponse) GetInMaintenanceMode() bool {
@@ -3065,7 +3065,7 @@ type BalanceRequest struct {
 
 func (x *BalanceRequest) Reset() {
 	*x = BalanceRequest{}
-	mi := &file_master_proto_msgTypes[56]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3077,7 +3077,7 @@ func (x *BalanceRequest) String() string {
 func (*BalanceRequest) ProtoMessage() {}
 
 func (x *BalanceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[56]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3090,7 +3090,7 @@ func (x *BalanceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BalanceRequest.ProtoReflect.Descriptor instead.
 func (*BalanceRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{56}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *BalanceRequest) GetIgnoreRit() bool {
@@ -3118,7 +3118,7 @@ type BalanceResponse struct {
 
 func (x *BalanceResponse) Reset() {
 	*x = BalanceResponse{}
-	mi := &file_master_proto_msgTypes[57]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3130,7 +3130,7 @@ func (x *BalanceResponse) String() string {
 func (*BalanceResponse) ProtoMessage() {}
 
 func (x *BalanceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[57]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3143,7 +3143,7 @@ func (x *BalanceResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BalanceResponse.ProtoReflect.Descriptor instead.
 func (*BalanceResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{57}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *BalanceResponse) GetBalancerRan() bool {
@@ -3177,7 +3177,7 @@ type SetBalancerRunningRequest struct {
 
 func (x *SetBalancerRunningRequest) Reset() {
 	*x = SetBalancerRunningRequest{}
-	mi := &file_master_proto_msgTypes[58]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3189,7 +3189,7 @@ func (x *SetBalancerRunningRequest) String() string {
 func (*SetBalancerRunningRequest) ProtoMessage() {}
 
 func (x *SetBalancerRunningRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[58]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3202,7 +3202,7 @@ func (x *SetBalancerRunningRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetBalancerRunningRequest.ProtoReflect.Descriptor instead.
 func (*SetBalancerRunningRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{58}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *SetBalancerRunningRequest) GetOn() bool {
@@ -3228,7 +3228,7 @@ type SetBalancerRunningResponse struct {
 
 func (x *SetBalancerRunningResponse) Reset() {
 	*x = SetBalancerRunningResponse{}
-	mi := &file_master_proto_msgTypes[59]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3240,7 +3240,7 @@ func (x *SetBalancerRunningResponse) String() string {
 func (*SetBalancerRunningResponse) ProtoMessage() {}
 
 func (x *SetBalancerRunningResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[59]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3253,7 +3253,7 @@ func (x *SetBalancerRunningResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetBalancerRunningResponse.ProtoReflect.Descriptor instead.
 func (*SetBalancerRunningResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{59}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *SetBalancerRunningResponse) GetPrevBalanceValue() bool {
@@ -3271,7 +3271,7 @@ type IsBalancerEnabledRequest struct {
 
 func (x *IsBalancerEnabledRequest) Reset() {
 	*x = IsBalancerEnabledRequest{}
-	mi := &file_master_proto_msgTypes[60]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3283,7 +3283,7 @@ func (x *IsBalancerEnabledRequest) String() string {
 func (*IsBalancerEnabledRequest) ProtoMessage() {}
 
 func (x *IsBalancerEnabledRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[60]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3296,7 +3296,7 @@ func (x *IsBalancerEnabledRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IsBalancerEnabledRequest.ProtoReflect.Descriptor instead.
 func (*IsBalancerEnabledRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{60}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{60}
 }
 
 type IsBalancerEnabledResponse struct {
@@ -3308,7 +3308,7 @@ type IsBalancerEnabledResponse struct {
 
 func (x *IsBalancerEnabledResponse) Reset() {
 	*x = IsBalancerEnabledResponse{}
-	mi := &file_master_proto_msgTypes[61]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3320,7 +3320,7 @@ func (x *IsBalancerEnabledResponse) String() string {
 func (*IsBalancerEnabledResponse) ProtoMessage() {}
 
 func (x *IsBalancerEnabledResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[61]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3333,7 +3333,7 @@ func (x *IsBalancerEnabledResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IsBalancerEnabledResponse.ProtoReflect.Descriptor instead.
 func (*IsBalancerEnabledResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{61}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *IsBalancerEnabledResponse) GetEnabled() bool {
@@ -3353,7 +3353,7 @@ type SetSnapshotCleanupRequest struct {
 
 func (x *SetSnapshotCleanupRequest) Reset() {
 	*x = SetSnapshotCleanupRequest{}
-	mi := &file_master_proto_msgTypes[62]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3365,7 +3365,7 @@ func (x *SetSnapshotCleanupRequest) String() string {
 func (*SetSnapshotCleanupRequest) ProtoMessage() {}
 
 func (x *SetSnapshotCleanupRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[62]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3378,7 +3378,7 @@ func (x *SetSnapshotCleanupRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetSnapshotCleanupRequest.ProtoReflect.Descriptor instead.
 func (*SetSnapshotCleanupRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{62}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *SetSnapshotCleanupRequest) GetEnabled() bool {
@@ -3404,7 +3404,7 @@ type SetSnapshotCleanupResponse struct {
 
 func (x *SetSnapshotCleanupResponse) Reset() {
 	*x = SetSnapshotCleanupResponse{}
-	mi := &file_master_proto_msgTypes[63]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3416,7 +3416,7 @@ func (x *SetSnapshotCleanupResponse) String() string {
 func (*SetSnapshotCleanupResponse) ProtoMessage() {}
 
 func (x *SetSnapshotCleanupResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[63]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3429,7 +3429,7 @@ func (x *SetSnapshotCleanupResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetSnapshotCleanupResponse.ProtoReflect.Descriptor instead.
 func (*SetSnapshotCleanupResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{63}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *SetSnapshotCleanupResponse) GetPrevSnapshotCleanup() bool {
@@ -3447,7 +3447,7 @@ type IsSnapshotCleanupEnabledRequest struct {
 
 func (x *IsSnapshotCleanupEnabledRequest) Reset() {
 	*x = IsSnapshotCleanupEnabledRequest{}
-	mi := &file_master_proto_msgTypes[64]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3459,7 +3459,7 @@ func (x *IsSnapshotCleanupEnabledRequest) String() string {
 func (*IsSnapshotCleanupEnabledRequest) ProtoMessage() {}
 
 func (x *IsSnapshotCleanupEnabledRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[64]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3472,7 +3472,7 @@ func (x *IsSnapshotCleanupEnabledRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IsSnapshotCleanupEnabledRequest.ProtoReflect.Descriptor instead.
 func (*IsSnapshotCleanupEnabledRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{64}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{64}
 }
 
 type IsSnapshotCleanupEnabledResponse struct {
@@ -3484,7 +3484,7 @@ type IsSnapshotCleanupEnabledResponse struct {
 
 func (x *IsSnapshotCleanupEnabledResponse) Reset() {
 	*x = IsSnapshotCleanupEnabledResponse{}
-	mi := &file_master_proto_msgTypes[65]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3496,7 +3496,7 @@ func (x *IsSnapshotCleanupEnabledResponse) String() string {
 func (*IsSnapshotCleanupEnabledResponse) ProtoMessage() {}
 
 func (x *IsSnapshotCleanupEnabledResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[65]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3509,7 +3509,7 @@ func (x *IsSnapshotCleanupEnabledResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IsSnapshotCleanupEnabledResponse.ProtoReflect.Descriptor instead.
 func (*IsSnapshotCleanupEnabledResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{65}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{65}
 }
 
 func (x *IsSnapshotCleanupEnabledResponse) GetEnabled() bool {
@@ -3530,7 +3530,7 @@ type SetSplitOrMergeEnabledRequest struct {
 
 func (x *SetSplitOrMergeEnabledRequest) Reset() {
 	*x = SetSplitOrMergeEnabledRequest{}
-	mi := &file_master_proto_msgTypes[66]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3542,7 +3542,7 @@ func (x *SetSplitOrMergeEnabledRequest) String() string {
 func (*SetSplitOrMergeEnabledRequest) ProtoMessage() {}
 
 func (x *SetSplitOrMergeEnabledRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[66]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3555,7 +3555,7 @@ func (x *SetSplitOrMergeEnabledRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetSplitOrMergeEnabledRequest.ProtoReflect.Descriptor instead.
 func (*SetSplitOrMergeEnabledRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{66}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{66}
 }
 
 func (x *SetSplitOrMergeEnabledRequest) GetEnabled() bool {
@@ -3588,7 +3588,7 @@ type SetSplitOrMergeEnabledResponse struct {
 
 func (x *SetSplitOrMergeEnabledResponse) Reset() {
 	*x = SetSplitOrMergeEnabledResponse{}
-	mi := &file_master_proto_msgTypes[67]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[67]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3600,7 +3600,7 @@ func (x *SetSplitOrMergeEnabledResponse) String() string {
 func (*SetSplitOrMergeEnabledResponse) ProtoMessage() {}
 
 func (x *SetSplitOrMergeEnabledResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[67]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[67]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3613,7 +3613,7 @@ func (x *SetSplitOrMergeEnabledResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetSplitOrMergeEnabledResponse.ProtoReflect.Descriptor instead.
 func (*SetSplitOrMergeEnabledResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{67}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{67}
 }
 
 func (x *SetSplitOrMergeEnabledResponse) GetPrevValue() []bool {
@@ -3632,7 +3632,7 @@ type IsSplitOrMergeEnabledRequest struct {
 
 func (x *IsSplitOrMergeEnabledRequest) Reset() {
 	*x = IsSplitOrMergeEnabledRequest{}
-	mi := &file_master_proto_msgTypes[68]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[68]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3644,7 +3644,7 @@ func (x *IsSplitOrMergeEnabledRequest) String() string {
 func (*IsSplitOrMergeEnabledRequest) ProtoMessage() {}
 
 func (x *IsSplitOrMergeEnabledRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[68]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[68]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3657,7 +3657,7 @@ func (x *IsSplitOrMergeEnabledRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IsSplitOrMergeEnabledRequest.ProtoReflect.Descriptor instead.
 func (*IsSplitOrMergeEnabledRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{68}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{68}
 }
 
 func (x *IsSplitOrMergeEnabledRequest) GetSwitchType() MasterSwitchType {
@@ -3676,7 +3676,7 @@ type IsSplitOrMergeEnabledResponse struct {
 
 func (x *IsSplitOrMergeEnabledResponse) Reset() {
 	*x = IsSplitOrMergeEnabledResponse{}
-	mi := &file_master_proto_msgTypes[69]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[69]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3688,7 +3688,7 @@ func (x *IsSplitOrMergeEnabledResponse) String() string {
 func (*IsSplitOrMergeEnabledResponse) ProtoMessage() {}
 
 func (x *IsSplitOrMergeEnabledResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[69]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[69]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3701,7 +3701,7 @@ func (x *IsSplitOrMergeEnabledResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IsSplitOrMergeEnabledResponse.ProtoReflect.Descriptor instead.
 func (*IsSplitOrMergeEnabledResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{69}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{69}
 }
 
 func (x *IsSplitOrMergeEnabledResponse) GetEnabled() bool {
@@ -3722,7 +3722,7 @@ type NormalizeRequest struct {
 
 func (x *NormalizeRequest) Reset() {
 	*x = NormalizeRequest{}
-	mi := &file_master_proto_msgTypes[70]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[70]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3734,7 +3734,7 @@ func (x *NormalizeRequest) String() string {
 func (*NormalizeRequest) ProtoMessage() {}
 
 func (x *NormalizeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[70]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[70]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3747,7 +3747,7 @@ func (x *NormalizeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NormalizeRequest.ProtoReflect.Descriptor instead.
 func (*NormalizeRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{70}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{70}
 }
 
 func (x *NormalizeRequest) GetTableNames() []*TableName {
@@ -3780,7 +3780,7 @@ type NormalizeResponse struct {
 
 func (x *NormalizeResponse) Reset() {
 	*x = NormalizeResponse{}
-	mi := &file_master_proto_msgTypes[71]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[71]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3792,7 +3792,7 @@ func (x *NormalizeResponse) String() string {
 func (*NormalizeResponse) ProtoMessage() {}
 
 func (x *NormalizeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[71]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[71]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3805,7 +3805,7 @@ func (x *NormalizeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NormalizeResponse.ProtoReflect.Descriptor instead.
 func (*NormalizeResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{71}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{71}
 }
 
 func (x *NormalizeResponse) GetNormalizerRan() bool {
@@ -3824,7 +3824,7 @@ type SetNormalizerRunningRequest struct {
 
 func (x *SetNormalizerRunningRequest) Reset() {
 	*x = SetNormalizerRunningRequest{}
-	mi := &file_master_proto_msgTypes[72]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[72]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3836,7 +3836,7 @@ func (x *SetNormalizerRunningRequest) String() string {
 func (*SetNormalizerRunningRequest) ProtoMessage() {}
 
 func (x *SetNormalizerRunningRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[72]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[72]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3849,7 +3849,7 @@ func (x *SetNormalizerRunningRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetNormalizerRunningRequest.ProtoReflect.Descriptor instead.
 func (*SetNormalizerRunningRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{72}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{72}
 }
 
 func (x *SetNormalizerRunningRequest) GetOn() bool {
@@ -3868,7 +3868,7 @@ type SetNormalizerRunningResponse struct {
 
 func (x *SetNormalizerRunningResponse) Reset() {
 	*x = SetNormalizerRunningResponse{}
-	mi := &file_master_proto_msgTypes[73]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[73]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3880,7 +3880,7 @@ func (x *SetNormalizerRunningResponse) String() string {
 func (*SetNormalizerRunningResponse) ProtoMessage() {}
 
 func (x *SetNormalizerRunningResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[73]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[73]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3893,7 +3893,7 @@ func (x *SetNormalizerRunningResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetNormalizerRunningResponse.ProtoReflect.Descriptor instead.
 func (*SetNormalizerRunningResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{73}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{73}
 }
 
 func (x *SetNormalizerRunningResponse) GetPrevNormalizerValue() bool {
@@ -3911,7 +3911,7 @@ type IsNormalizerEnabledRequest struct {
 
 func (x *IsNormalizerEnabledRequest) Reset() {
 	*x = IsNormalizerEnabledRequest{}
-	mi := &file_master_proto_msgTypes[74]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[74]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3923,7 +3923,7 @@ func (x *IsNormalizerEnabledRequest) String() string {
 func (*IsNormalizerEnabledRequest) ProtoMessage() {}
 
 func (x *IsNormalizerEnabledRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[74]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[74]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3936,7 +3936,7 @@ func (x *IsNormalizerEnabledRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IsNormalizerEnabledRequest.ProtoReflect.Descriptor instead.
 func (*IsNormalizerEnabledRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{74}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{74}
 }
 
 type IsNormalizerEnabledResponse struct {
@@ -3948,7 +3948,7 @@ type IsNormalizerEnabledResponse struct {
 
 func (x *IsNormalizerEnabledResponse) Reset() {
 	*x = IsNormalizerEnabledResponse{}
-	mi := &file_master_proto_msgTypes[75]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[75]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3960,7 +3960,7 @@ func (x *IsNormalizerEnabledResponse) String() string {
 func (*IsNormalizerEnabledResponse) ProtoMessage() {}
 
 func (x *IsNormalizerEnabledResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[75]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[75]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3973,7 +3973,7 @@ func (x *IsNormalizerEnabledResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IsNormalizerEnabledResponse.ProtoReflect.Descriptor instead.
 func (*IsNormalizerEnabledResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{75}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{75}
 }
 
 func (x *IsNormalizerEnabledResponse) GetEnabled() bool {
@@ -3991,7 +3991,7 @@ type RunCatalogScanRequest struct {
 
 func (x *RunCatalogScanRequest) Reset() {
 	*x = RunCatalogScanRequest{}
-	mi := &file_master_proto_msgTypes[76]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[76]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4003,7 +4003,7 @@ func (x *RunCatalogScanRequest) String() string {
 func (*RunCatalogScanRequest) ProtoMessage() {}
 
 func (x *RunCatalogScanRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[76]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[76]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4016,7 +4016,7 @@ func (x *RunCatalogScanRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunCatalogScanRequest.ProtoReflect.Descriptor instead.
 func (*RunCatalogScanRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{76}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{76}
 }
 
 type RunCatalogScanResponse struct {
@@ -4028,7 +4028,7 @@ type RunCatalogScanResponse struct {
 
 func (x *RunCatalogScanResponse) Reset() {
 	*x = RunCatalogScanResponse{}
-	mi := &file_master_proto_msgTypes[77]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[77]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4040,7 +4040,7 @@ func (x *RunCatalogScanResponse) String() string {
 func (*RunCatalogScanResponse) ProtoMessage() {}
 
 func (x *RunCatalogScanResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[77]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[77]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4053,7 +4053,7 @@ func (x *RunCatalogScanResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunCatalogScanResponse.ProtoReflect.Descriptor instead.
 func (*RunCatalogScanResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{77}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{77}
 }
 
 func (x *RunCatalogScanResponse) GetScanResult() int32 {
@@ -4072,7 +4072,7 @@ type EnableCatalogJanitorRequest struct {
 
 func (x *EnableCatalogJanitorRequest) Reset() {
 	*x = EnableCatalogJanitorRequest{}
-	mi := &file_master_proto_msgTypes[78]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[78]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4084,7 +4084,7 @@ func (x *EnableCatalogJanitorRequest) String() string {
 func (*EnableCatalogJanitorRequest) ProtoMessage() {}
 
 func (x *EnableCatalogJanitorRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[78]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[78]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4097,7 +4097,7 @@ func (x *EnableCatalogJanitorRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EnableCatalogJanitorRequest.ProtoReflect.Descriptor instead.
 func (*EnableCatalogJanitorRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{78}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{78}
 }
 
 func (x *EnableCatalogJanitorRequest) GetEnable() bool {
@@ -4116,7 +4116,7 @@ type EnableCatalogJanitorResponse struct {
 
 func (x *EnableCatalogJanitorResponse) Reset() {
 	*x = EnableCatalogJanitorResponse{}
-	mi := &file_master_proto_msgTypes[79]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[79]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4128,7 +4128,7 @@ func (x *EnableCatalogJanitorResponse) String() string {
 func (*EnableCatalogJanitorResponse) ProtoMessage() {}
 
 func (x *EnableCatalogJanitorResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[79]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[79]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4141,7 +4141,7 @@ func (x *EnableCatalogJanitorResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EnableCatalogJanitorResponse.ProtoReflect.Descriptor instead.
 func (*EnableCatalogJanitorResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{79}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{79}
 }
 
 func (x *EnableCatalogJanitorResponse) GetPrevValue() bool {
@@ -4159,7 +4159,7 @@ type IsCatalogJanitorEnabledRequest struct {
 
 func (x *IsCatalogJanitorEnabledRequest) Reset() {
 	*x = IsCatalogJanitorEnabledRequest{}
-	mi := &file_master_proto_msgTypes[80]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[80]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4171,7 +4171,7 @@ func (x *IsCatalogJanitorEnabledRequest) String() string {
 func (*IsCatalogJanitorEnabledRequest) ProtoMessage() {}
 
 func (x *IsCatalogJanitorEnabledRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[80]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[80]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4184,7 +4184,7 @@ func (x *IsCatalogJanitorEnabledRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IsCatalogJanitorEnabledRequest.ProtoReflect.Descriptor instead.
 func (*IsCatalogJanitorEnabledRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{80}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{80}
 }
 
 type IsCatalogJanitorEnabledResponse struct {
@@ -4196,7 +4196,7 @@ type IsCatalogJanitorEnabledResponse struct {
 
 func (x *IsCatalogJanitorEnabledResponse) Reset() {
 	*x = IsCatalogJanitorEnabledResponse{}
-	mi := &file_master_proto_msgTypes[81]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[81]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4208,7 +4208,7 @@ func (x *IsCatalogJanitorEnabledResponse) String() string {
 func (*IsCatalogJanitorEnabledResponse) ProtoMessage() {}
 
 func (x *IsCatalogJanitorEnabledResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[81]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[81]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4221,7 +4221,7 @@ func (x *IsCatalogJanitorEnabledResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IsCatalogJanitorEnabledResponse.ProtoReflect.Descriptor instead.
 func (*IsCatalogJanitorEnabledResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{81}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{81}
 }
 
 func (x *IsCatalogJanitorEnabledResponse) GetValue() bool {
@@ -4239,7 +4239,7 @@ type RunCleanerChoreRequest struct {
 
 func (x *RunCleanerChoreRequest) Reset() {
 	*x = RunCleanerChoreRequest{}
-	mi := &file_master_proto_msgTypes[82]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[82]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4251,7 +4251,7 @@ func (x *RunCleanerChoreRequest) String() string {
 func (*RunCleanerChoreRequest) ProtoMessage() {}
 
 func (x *RunCleanerChoreRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[82]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[82]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4264,7 +4264,7 @@ func (x *RunCleanerChoreRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunCleanerChoreRequest.ProtoReflect.Descriptor instead.
 func (*RunCleanerChoreRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{82}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{82}
 }
 
 type RunCleanerChoreResponse struct {
@@ -4276,7 +4276,7 @@ type RunCleanerChoreResponse struct {
 
 func (x *RunCleanerChoreResponse) Reset() {
 	*x = RunCleanerChoreResponse{}
-	mi := &file_master_proto_msgTypes[83]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[83]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4288,7 +4288,7 @@ func (x *RunCleanerChoreResponse) String() string {
 func (*RunCleanerChoreResponse) ProtoMessage() {}
 
 func (x *RunCleanerChoreResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[83]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[83]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4301,7 +4301,7 @@ func (x *RunCleanerChoreResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunCleanerChoreResponse.ProtoReflect.Descriptor instead.
 func (*RunCleanerChoreResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{83}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{83}
 }
 
 func (x *RunCleanerChoreResponse) GetCleanerChoreRan() bool {
@@ -4320,7 +4320,7 @@ type SetCleanerChoreRunningRequest struct {
 
 func (x *SetCleanerChoreRunningRequest) Reset() {
 	*x = SetCleanerChoreRunningRequest{}
-	mi := &file_master_proto_msgTypes[84]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[84]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4332,7 +4332,7 @@ func (x *SetCleanerChoreRunningRequest) String() string {
 func (*SetCleanerChoreRunningRequest) ProtoMessage() {}
 
 func (x *SetCleanerChoreRunningRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[84]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[84]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4345,7 +4345,7 @@ func (x *SetCleanerChoreRunningRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetCleanerChoreRunningRequest.ProtoReflect.Descriptor instead.
 func (*SetCleanerChoreRunningRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{84}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{84}
 }
 
 func (x *SetCleanerChoreRunningRequest) GetOn() bool {
@@ -4364,7 +4364,7 @@ type SetCleanerChoreRunningResponse struct {
 
 func (x *SetCleanerChoreRunningResponse) Reset() {
 	*x = SetCleanerChoreRunningResponse{}
-	mi := &file_master_proto_msgTypes[85]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[85]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4376,7 +4376,7 @@ func (x *SetCleanerChoreRunningResponse) String() string {
 func (*SetCleanerChoreRunningResponse) ProtoMessage() {}
 
 func (x *SetCleanerChoreRunningResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[85]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[85]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4389,7 +4389,7 @@ func (x *SetCleanerChoreRunningResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetCleanerChoreRunningResponse.ProtoReflect.Descriptor instead.
 func (*SetCleanerChoreRunningResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{85}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{85}
 }
 
 func (x *SetCleanerChoreRunningResponse) GetPrevValue() bool {
@@ -4407,7 +4407,7 @@ type IsCleanerChoreEnabledRequest struct {
 
 func (x *IsCleanerChoreEnabledRequest) Reset() {
 	*x = IsCleanerChoreEnabledRequest{}
-	mi := &file_master_proto_msgTypes[86]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[86]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4419,7 +4419,7 @@ func (x *IsCleanerChoreEnabledRequest) String() string {
 func (*IsCleanerChoreEnabledRequest) ProtoMessage() {}
 
 func (x *IsCleanerChoreEnabledRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[86]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[86]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4432,7 +4432,7 @@ func (x *IsCleanerChoreEnabledRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IsCleanerChoreEnabledRequest.ProtoReflect.Descriptor instead.
 func (*IsCleanerChoreEnabledRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{86}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{86}
 }
 
 type IsCleanerChoreEnabledResponse struct {
@@ -4444,7 +4444,7 @@ type IsCleanerChoreEnabledResponse struct {
 
 func (x *IsCleanerChoreEnabledResponse) Reset() {
 	*x = IsCleanerChoreEnabledResponse{}
-	mi := &file_master_proto_msgTypes[87]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[87]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4456,7 +4456,7 @@ func (x *IsCleanerChoreEnabledResponse) String() string {
 func (*IsCleanerChoreEnabledResponse) ProtoMessage() {}
 
 func (x *IsCleanerChoreEnabledResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[87]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[87]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4469,7 +4469,7 @@ func (x *IsCleanerChoreEnabledResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IsCleanerChoreEnabledResponse.ProtoReflect.Descriptor instead.
 func (*IsCleanerChoreEnabledResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{87}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{87}
 }
 
 func (x *IsCleanerChoreEnabledResponse) GetValue() bool {
@@ -4496,7 +4496,7 @@ const (
 
 func (x *SnapshotRequest) Reset() {
 	*x = SnapshotRequest{}
-	mi := &file_master_proto_msgTypes[88]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[88]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4508,7 +4508,7 @@ func (x *SnapshotRequest) String() string {
 func (*SnapshotRequest) ProtoMessage() {}
 
 func (x *SnapshotRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[88]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[88]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4521,7 +4521,7 @@ func (x *SnapshotRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SnapshotRequest.ProtoReflect.Descriptor instead.
 func (*SnapshotRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{88}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{88}
 }
 
 func (x *SnapshotRequest) GetSnapshot() *SnapshotDescription {
@@ -4556,7 +4556,7 @@ type SnapshotResponse struct {
 
 func (x *SnapshotResponse) Reset() {
 	*x = SnapshotResponse{}
-	mi := &file_master_proto_msgTypes[89]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[89]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4568,7 +4568,7 @@ func (x *SnapshotResponse) String() string {
 func (*SnapshotResponse) ProtoMessage() {}
 
 func (x *SnapshotResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[89]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[89]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4581,7 +4581,7 @@ func (x *SnapshotResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SnapshotResponse.ProtoReflect.Descriptor instead.
 func (*SnapshotResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{89}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{89}
 }
 
 func (x *SnapshotResponse) GetExpectedTimeout() int64 {
@@ -4606,7 +4606,7 @@ type GetCompletedSnapshotsRequest struct {
 
 func (x *GetCompletedSnapshotsRequest) Reset() {
 	*x = GetCompletedSnapshotsRequest{}
-	mi := &file_master_proto_msgTypes[90]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[90]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4618,7 +4618,7 @@ func (x *GetCompletedSnapshotsRequest) String() string {
 func (*GetCompletedSnapshotsRequest) ProtoMessage() {}
 
 func (x *GetCompletedSnapshotsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[90]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[90]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4631,7 +4631,7 @@ func (x *GetCompletedSnapshotsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCompletedSnapshotsRequest.ProtoReflect.Descriptor instead.
 func (*GetCompletedSnapshotsRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{90}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{90}
 }
 
 type GetCompletedSnapshotsResponse struct {
@@ -4643,7 +4643,7 @@ type GetCompletedSnapshotsResponse struct {
 
 func (x *GetCompletedSnapshotsResponse) Reset() {
 	*x = GetCompletedSnapshotsResponse{}
-	mi := &file_master_proto_msgTypes[91]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[91]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4655,7 +4655,7 @@ func (x *GetCompletedSnapshotsResponse) String() string {
 func (*GetCompletedSnapshotsResponse) ProtoMessage() {}
 
 func (x *GetCompletedSnapshotsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[91]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[91]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4668,7 +4668,7 @@ func (x *GetCompletedSnapshotsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCompletedSnapshotsResponse.ProtoReflect.Descriptor instead.
 func (*GetCompletedSnapshotsResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{91}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{91}
 }
 
 func (x *GetCompletedSnapshotsResponse) GetSnapshots() []*SnapshotDescription {
@@ -4687,7 +4687,7 @@ type DeleteSnapshotRequest struct {
 
 func (x *DeleteSnapshotRequest) Reset() {
 	*x = DeleteSnapshotRequest{}
-	mi := &file_master_proto_msgTypes[92]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[92]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4699,7 +4699,7 @@ func (x *DeleteSnapshotRequest) String() string {
 func (*DeleteSnapshotRequest) ProtoMessage() {}
 
 func (x *DeleteSnapshotRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[92]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[92]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4712,7 +4712,7 @@ func (x *DeleteSnapshotRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteSnapshotRequest.ProtoReflect.Descriptor instead.
 func (*DeleteSnapshotRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{92}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{92}
 }
 
 func (x *DeleteSnapshotRequest) GetSnapshot() *SnapshotDescription {
@@ -4730,7 +4730,7 @@ type DeleteSnapshotResponse struct {
 
 func (x *DeleteSnapshotResponse) Reset() {
 	*x = DeleteSnapshotResponse{}
-	mi := &file_master_proto_msgTypes[93]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[93]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4742,7 +4742,7 @@ func (x *DeleteSnapshotResponse) String() string {
 func (*DeleteSnapshotResponse) ProtoMessage() {}
 
 func (x *DeleteSnapshotResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[93]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[93]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4755,7 +4755,7 @@ func (x *DeleteSnapshotResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteSnapshotResponse.ProtoReflect.Descriptor instead.
 func (*DeleteSnapshotResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{93}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{93}
 }
 
 type RestoreSnapshotRequest struct {
@@ -4778,7 +4778,7 @@ const (
 
 func (x *RestoreSnapshotRequest) Reset() {
 	*x = RestoreSnapshotRequest{}
-	mi := &file_master_proto_msgTypes[94]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[94]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4790,7 +4790,7 @@ func (x *RestoreSnapshotRequest) String() string {
 func (*RestoreSnapshotRequest) ProtoMessage() {}
 
 func (x *RestoreSnapshotRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[94]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[94]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4803,7 +4803,7 @@ func (x *RestoreSnapshotRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestoreSnapshotRequest.ProtoReflect.Descriptor instead.
 func (*RestoreSnapshotRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{94}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{94}
 }
 
 func (x *RestoreSnapshotRequest) GetSnapshot() *SnapshotDescription {
@@ -4850,7 +4850,7 @@ type RestoreSnapshotResponse struct {
 
 func (x *RestoreSnapshotResponse) Reset() {
 	*x = RestoreSnapshotResponse{}
-	mi := &file_master_proto_msgTypes[95]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[95]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4862,7 +4862,7 @@ func (x *RestoreSnapshotResponse) String() string {
 func (*RestoreSnapshotResponse) ProtoMessage() {}
 
 func (x *RestoreSnapshotResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[95]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[95]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4875,7 +4875,7 @@ func (x *RestoreSnapshotResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestoreSnapshotResponse.ProtoReflect.Descriptor instead.
 func (*RestoreSnapshotResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{95}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{95}
 }
 
 func (x *RestoreSnapshotResponse) GetProcId() uint64 {
@@ -4894,7 +4894,7 @@ type IsSnapshotDoneRequest struct {
 
 func (x *IsSnapshotDoneRequest) Reset() {
 	*x = IsSnapshotDoneRequest{}
-	mi := &file_master_proto_msgTypes[96]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[96]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4906,7 +4906,7 @@ func (x *IsSnapshotDoneRequest) String() string {
 func (*IsSnapshotDoneRequest) ProtoMessage() {}
 
 func (x *IsSnapshotDoneRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[96]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[96]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4919,7 +4919,7 @@ func (x *IsSnapshotDoneRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IsSnapshotDoneRequest.ProtoReflect.Descriptor instead.
 func (*IsSnapshotDoneRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{96}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{96}
 }
 
 func (x *IsSnapshotDoneRequest) GetSnapshot() *SnapshotDescription {
@@ -4944,7 +4944,7 @@ const (
 
 func (x *IsSnapshotDoneResponse) Reset() {
 	*x = IsSnapshotDoneResponse{}
-	mi := &file_master_proto_msgTypes[97]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[97]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4956,7 +4956,7 @@ func (x *IsSnapshotDoneResponse) String() string {
 func (*IsSnapshotDoneResponse) ProtoMessage() {}
 
 func (x *IsSnapshotDoneResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[97]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[97]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4969,7 +4969,7 @@ func (x *IsSnapshotDoneResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IsSnapshotDoneResponse.ProtoReflect.Descriptor instead.
 func (*IsSnapshotDoneResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{97}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{97}
 }
 
 func (x *IsSnapshotDoneResponse) GetDone() bool {
@@ -4995,7 +4995,7 @@ type IsRestoreSnapshotDoneRequest struct {
 
 func (x *IsRestoreSnapshotDoneRequest) Reset() {
 	*x = IsRestoreSnapshotDoneRequest{}
-	mi := &file_master_proto_msgTypes[98]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[98]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5007,7 +5007,7 @@ func (x *IsRestoreSnapshotDoneRequest) String() string {
 func (*IsRestoreSnapshotDoneRequest) ProtoMessage() {}
 
 func (x *IsRestoreSnapshotDoneRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[98]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[98]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5020,7 +5020,7 @@ func (x *IsRestoreSnapshotDoneRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IsRestoreSnapshotDoneRequest.ProtoReflect.Descriptor instead.
 func (*IsRestoreSnapshotDoneRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{98}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{98}
 }
 
 func (x *IsRestoreSnapshotDoneRequest) GetSnapshot() *SnapshotDescription {
@@ -5044,7 +5044,7 @@ const (
 
 func (x *IsRestoreSnapshotDoneResponse) Reset() {
 	*x = IsRestoreSnapshotDoneResponse{}
-	mi := &file_master_proto_msgTypes[99]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[99]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5056,7 +5056,7 @@ func (x *IsRestoreSnapshotDoneResponse) String() string {
 func (*IsRestoreSnapshotDoneResponse) ProtoMessage() {}
 
 func (x *IsRestoreSnapshotDoneResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[99]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[99]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5069,7 +5069,7 @@ func (x *IsRestoreSnapshotDoneResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IsRestoreSnapshotDoneResponse.ProtoReflect.Descriptor instead.
 func (*IsRestoreSnapshotDoneResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{99}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{99}
 }
 
 func (x *IsRestoreSnapshotDoneResponse) GetDone() bool {
@@ -5088,7 +5088,7 @@ type GetSchemaAlterStatusRequest struct {
 
 func (x *GetSchemaAlterStatusRequest) Reset() {
 	*x = GetSchemaAlterStatusRequest{}
-	mi := &file_master_proto_msgTypes[100]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[100]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5100,7 +5100,7 @@ func (x *GetSchemaAlterStatusRequest) String() string {
 func (*GetSchemaAlterStatusRequest) ProtoMessage() {}
 
 func (x *GetSchemaAlterStatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[100]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[100]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5113,7 +5113,7 @@ func (x *GetSchemaAlterStatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSchemaAlterStatusRequest.ProtoReflect.Descriptor instead.
 func (*GetSchemaAlterStatusRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{100}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{100}
 }
 
 func (x *GetSchemaAlterStatusRequest) GetTableName() *TableName {
@@ -5133,7 +5133,7 @@ type GetSchemaAlterStatusResponse struct {
 
 func (x *GetSchemaAlterStatusResponse) Reset() {
 	*x = GetSchemaAlterStatusResponse{}
-	mi := &file_master_proto_msgTypes[101]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[101]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5145,7 +5145,7 @@ func (x *GetSchemaAlterStatusResponse) String() string {
 func (*GetSchemaAlterStatusResponse) ProtoMessage() {}
 
 func (x *GetSchemaAlterStatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[101]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[101]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5158,7 +5158,7 @@ func (x *GetSchemaAlterStatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSchemaAlterStatusResponse.ProtoReflect.Descriptor instead.
 func (*GetSchemaAlterStatusResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{101}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{101}
 }
 
 func (x *GetSchemaAlterStatusResponse) GetYetToUpdateRegions() uint32 {
@@ -5192,7 +5192,7 @@ const (
 
 func (x *GetTableDescriptorsRequest) Reset() {
 	*x = GetTableDescriptorsRequest{}
-	mi := &file_master_proto_msgTypes[102]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[102]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5204,7 +5204,7 @@ func (x *GetTableDescriptorsRequest) String() string {
 func (*GetTableDescriptorsRequest) ProtoMessage() {}
 
 func (x *GetTableDescriptorsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[102]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[102]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5217,7 +5217,7 @@ func (x *GetTableDescriptorsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTableDescriptorsRequest.ProtoReflect.Descriptor instead.
 func (*GetTableDescriptorsRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{102}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{102}
 }
 
 func (x *GetTableDescriptorsRequest) GetTableNames() []*TableName {
@@ -5257,7 +5257,7 @@ type GetTableDescriptorsResponse struct {
 
 func (x *GetTableDescriptorsResponse) Reset() {
 	*x = GetTableDescriptorsResponse{}
-	mi := &file_master_proto_msgTypes[103]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[103]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5269,7 +5269,7 @@ func (x *GetTableDescriptorsResponse) String() string {
 func (*GetTableDescriptorsResponse) ProtoMessage() {}
 
 func (x *GetTableDescriptorsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[103]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[103]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5282,7 +5282,7 @@ func (x *GetTableDescriptorsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTableDescriptorsResponse.ProtoReflect.Descriptor instead.
 func (*GetTableDescriptorsResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{103}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{103}
 }
 
 func (x *GetTableDescriptorsResponse) GetTableSchema() []*TableSchema {
@@ -5301,7 +5301,7 @@ type ListTableDescriptorsByStateRequest struct {
 
 func (x *ListTableDescriptorsByStateRequest) Reset() {
 	*x = ListTableDescriptorsByStateRequest{}
-	mi := &file_master_proto_msgTypes[104]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[104]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5313,7 +5313,7 @@ func (x *ListTableDescriptorsByStateRequest) String() string {
 func (*ListTableDescriptorsByStateRequest) ProtoMessage() {}
 
 func (x *ListTableDescriptorsByStateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[104]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[104]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5326,7 +5326,7 @@ func (x *ListTableDescriptorsByStateRequest) ProtoReflect() protoreflect.Message
 
 // Deprecated: Use ListTableDescriptorsByStateRequest.ProtoReflect.Descriptor instead.
 func (*ListTableDescriptorsByStateRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{104}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{104}
 }
 
 func (x *ListTableDescriptorsByStateRequest) GetIsEnabled() bool {
@@ -5345,7 +5345,7 @@ type ListTableDescriptorsByStateResponse struct {
 
 func (x *ListTableDescriptorsByStateResponse) Reset() {
 	*x = ListTableDescriptorsByStateResponse{}
-	mi := &file_master_proto_msgTypes[105]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[105]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5357,7 +5357,7 @@ func (x *ListTableDescriptorsByStateResponse) String() string {
 func (*ListTableDescriptorsByStateResponse) ProtoMessage() {}
 
 func (x *ListTableDescriptorsByStateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[105]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[105]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5370,7 +5370,7 @@ func (x *ListTableDescriptorsByStateResponse) ProtoReflect() protoreflect.Messag
 
 // Deprecated: Use ListTableDescriptorsByStateResponse.ProtoReflect.Descriptor instead.
 func (*ListTableDescriptorsByStateResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{105}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{105}
 }
 
 func (x *ListTableDescriptorsByStateResponse) GetTableSchema() []*TableSchema {
@@ -5396,7 +5396,7 @@ const (
 
 func (x *GetTableNamesRequest) Reset() {
 	*x = GetTableNamesRequest{}
-	mi := &file_master_proto_msgTypes[106]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[106]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5408,7 +5408,7 @@ func (x *GetTableNamesRequest) String() string {
 func (*GetTableNamesRequest) ProtoMessage() {}
 
 func (x *GetTableNamesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[106]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[106]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5421,7 +5421,7 @@ func (x *GetTableNamesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTableNamesRequest.ProtoReflect.Descriptor instead.
 func (*GetTableNamesRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{106}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{106}
 }
 
 func (x *GetTableNamesRequest) GetRegex() string {
@@ -5454,7 +5454,7 @@ type GetTableNamesResponse struct {
 
 func (x *GetTableNamesResponse) Reset() {
 	*x = GetTableNamesResponse{}
-	mi := &file_master_proto_msgTypes[107]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[107]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5466,7 +5466,7 @@ func (x *GetTableNamesResponse) String() string {
 func (*GetTableNamesResponse) ProtoMessage() {}
 
 func (x *GetTableNamesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[107]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[107]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5479,7 +5479,7 @@ func (x *GetTableNamesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTableNamesResponse.ProtoReflect.Descriptor instead.
 func (*GetTableNamesResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{107}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{107}
 }
 
 func (x *GetTableNamesResponse) GetTableNames() []*TableName {
@@ -5498,7 +5498,7 @@ type ListTableNamesByStateRequest struct {
 
 func (x *ListTableNamesByStateRequest) Reset() {
 	*x = ListTableNamesByStateRequest{}
-	mi := &file_master_proto_msgTypes[108]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[108]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5510,7 +5510,7 @@ func (x *ListTableNamesByStateRequest) String() string {
 func (*ListTableNamesByStateRequest) ProtoMessage() {}
 
 func (x *ListTableNamesByStateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[108]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[108]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5523,7 +5523,7 @@ func (x *ListTableNamesByStateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTableNamesByStateRequest.ProtoReflect.Descriptor instead.
 func (*ListTableNamesByStateRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{108}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{108}
 }
 
 func (x *ListTableNamesByStateRequest) GetIsEnabled() bool {
@@ -5542,7 +5542,7 @@ type ListTableNamesByStateResponse struct {
 
 func (x *ListTableNamesByStateResponse) Reset() {
 	*x = ListTableNamesByStateResponse{}
-	mi := &file_master_proto_msgTypes[109]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[109]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5554,7 +5554,7 @@ func (x *ListTableNamesByStateResponse) String() string {
 func (*ListTableNamesByStateResponse) ProtoMessage() {}
 
 func (x *ListTableNamesByStateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[109]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[109]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5567,7 +5567,7 @@ func (x *ListTableNamesByStateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTableNamesByStateResponse.ProtoReflect.Descriptor instead.
 func (*ListTableNamesByStateResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{109}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{109}
 }
 
 func (x *ListTableNamesByStateResponse) GetTableNames() []*TableName {
@@ -5586,7 +5586,7 @@ type GetTableStateRequest struct {
 
 func (x *GetTableStateRequest) Reset() {
 	*x = GetTableStateRequest{}
-	mi := &file_master_proto_msgTypes[110]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[110]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5598,7 +5598,7 @@ func (x *GetTableStateRequest) String() string {
 func (*GetTableStateRequest) ProtoMessage() {}
 
 func (x *GetTableStateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[110]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[110]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5611,7 +5611,7 @@ func (x *GetTableStateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTableStateRequest.ProtoReflect.Descriptor instead.
 func (*GetTableStateRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{110}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{110}
 }
 
 func (x *GetTableStateRequest) GetTableName() *TableName {
@@ -5630,7 +5630,7 @@ type GetTableStateResponse struct {
 
 func (x *GetTableStateResponse) Reset() {
 	*x = GetTableStateResponse{}
-	mi := &file_master_proto_msgTypes[111]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[111]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5642,7 +5642,7 @@ func (x *GetTableStateResponse) String() string {
 func (*GetTableStateResponse) ProtoMessage() {}
 
 func (x *GetTableStateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[111]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[111]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5655,7 +5655,7 @@ func (x *GetTableStateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTableStateResponse.ProtoReflect.Descriptor instead.
 func (*GetTableStateResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{111}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{111}
 }
 
 func (x *GetTableStateResponse) GetTableState() *TableState {
@@ -5674,7 +5674,7 @@ type GetClusterStatusRequest struct {
 
 func (x *GetClusterStatusRequest) Reset() {
 	*x = GetClusterStatusRequest{}
-	mi := &file_master_proto_msgTypes[112]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[112]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5686,7 +5686,7 @@ func (x *GetClusterStatusRequest) String() string {
 func (*GetClusterStatusRequest) ProtoMessage() {}
 
 func (x *GetClusterStatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[112]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[112]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5699,7 +5699,7 @@ func (x *GetClusterStatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetClusterStatusRequest.ProtoReflect.Descriptor instead.
 func (*GetClusterStatusRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{112}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{112}
 }
 
 func (x *GetClusterStatusRequest) GetOptions() []Option {
@@ -5718,7 +5718,7 @@ type GetClusterStatusResponse struct {
 
 func (x *GetClusterStatusResponse) Reset() {
 	*x = GetClusterStatusResponse{}
-	mi := &file_master_proto_msgTypes[113]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[113]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5730,7 +5730,7 @@ func (x *GetClusterStatusResponse) String() string {
 func (*GetClusterStatusResponse) ProtoMessage() {}
 
 func (x *GetClusterStatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[113]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[113]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5743,7 +5743,7 @@ func (x *GetClusterStatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetClusterStatusResponse.ProtoReflect.Descriptor instead.
 func (*GetClusterStatusResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{113}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{113}
 }
 
 func (x *GetClusterStatusResponse) GetClusterStatus() *ClusterStatus {
@@ -5761,7 +5761,7 @@ type IsMasterRunningRequest struct {
 
 func (x *IsMasterRunningRequest) Reset() {
 	*x = IsMasterRunningRequest{}
-	mi := &file_master_proto_msgTypes[114]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[114]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5773,7 +5773,7 @@ func (x *IsMasterRunningRequest) String() string {
 func (*IsMasterRunningRequest) ProtoMessage() {}
 
 func (x *IsMasterRunningRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[114]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[114]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5786,7 +5786,7 @@ func (x *IsMasterRunningRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IsMasterRunningRequest.ProtoReflect.Descriptor instead.
 func (*IsMasterRunningRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{114}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{114}
 }
 
 type IsMasterRunningResponse struct {
@@ -5798,7 +5798,7 @@ type IsMasterRunningResponse struct {
 
 func (x *IsMasterRunningResponse) Reset() {
 	*x = IsMasterRunningResponse{}
-	mi := &file_master_proto_msgTypes[115]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[115]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5810,7 +5810,7 @@ func (x *IsMasterRunningResponse) String() string {
 func (*IsMasterRunningResponse) ProtoMessage() {}
 
 func (x *IsMasterRunningResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[115]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[115]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5823,7 +5823,7 @@ func (x *IsMasterRunningResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IsMasterRunningResponse.ProtoReflect.Descriptor instead.
 func (*IsMasterRunningResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{115}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{115}
 }
 
 func (x *IsMasterRunningResponse) GetIsMasterRunning() bool {
@@ -5842,7 +5842,7 @@ type ExecProcedureRequest struct {
 
 func (x *ExecProcedureRequest) Reset() {
 	*x = ExecProcedureRequest{}
-	mi := &file_master_proto_msgTypes[116]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[116]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5854,7 +5854,7 @@ func (x *ExecProcedureRequest) String() string {
 func (*ExecProcedureRequest) ProtoMessage() {}
 
 func (x *ExecProcedureRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[116]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[116]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5867,7 +5867,7 @@ func (x *ExecProcedureRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecProcedureRequest.ProtoReflect.Descriptor instead.
 func (*ExecProcedureRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{116}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{116}
 }
 
 func (x *ExecProcedureRequest) GetProcedure() *ProcedureDescription {
@@ -5887,7 +5887,7 @@ type ExecProcedureResponse struct {
 
 func (x *ExecProcedureResponse) Reset() {
 	*x = ExecProcedureResponse{}
-	mi := &file_master_proto_msgTypes[117]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[117]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5899,7 +5899,7 @@ func (x *ExecProcedureResponse) String() string {
 func (*ExecProcedureResponse) ProtoMessage() {}
 
 func (x *ExecProcedureResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[117]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[117]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5912,7 +5912,7 @@ func (x *ExecProcedureResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecProcedureResponse.ProtoReflect.Descriptor instead.
 func (*ExecProcedureResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{117}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{117}
 }
 
 func (x *ExecProcedureResponse) GetExpectedTimeout() int64 {
@@ -5938,7 +5938,7 @@ type IsProcedureDoneRequest struct {
 
 func (x *IsProcedureDoneRequest) Reset() {
 	*x = IsProcedureDoneRequest{}
-	mi := &file_master_proto_msgTypes[118]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[118]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5950,7 +5950,7 @@ func (x *IsProcedureDoneRequest) String() string {
 func (*IsProcedureDoneRequest) ProtoMessage() {}
 
 func (x *IsProcedureDoneRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[118]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[118]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5963,7 +5963,7 @@ func (x *IsProcedureDoneRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IsProcedureDoneRequest.ProtoReflect.Descriptor instead.
 func (*IsProcedureDoneRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{118}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{118}
 }
 
 func (x *IsProcedureDoneRequest) GetProcedure() *ProcedureDescription {
@@ -5989,7 +5989,7 @@ const (
 
 func (x *IsProcedureDoneResponse) Reset() {
 	*x = IsProcedureDoneResponse{}
-	mi := &file_master_proto_msgTypes[119]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[119]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6001,7 +6001,7 @@ func (x *IsProcedureDoneResponse) String() string {
 func (*IsProcedureDoneResponse) ProtoMessage() {}
 
 func (x *IsProcedureDoneResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[119]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[119]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6014,7 +6014,7 @@ func (x *IsProcedureDoneResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IsProcedureDoneResponse.ProtoReflect.Descriptor instead.
 func (*IsProcedureDoneResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{119}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{119}
 }
 
 func (x *IsProcedureDoneResponse) GetDone() bool {
@@ -6040,7 +6040,7 @@ type GetProcedureResultRequest struct {
 
 func (x *GetProcedureResultRequest) Reset() {
 	*x = GetProcedureResultRequest{}
-	mi := &file_master_proto_msgTypes[120]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[120]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6052,7 +6052,7 @@ func (x *GetProcedureResultRequest) String() string {
 func (*GetProcedureResultRequest) ProtoMessage() {}
 
 func (x *GetProcedureResultRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[120]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[120]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6065,7 +6065,7 @@ func (x *GetProcedureResultRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetProcedureResultRequest.ProtoReflect.Descriptor instead.
 func (*GetProcedureResultRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{120}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{120}
 }
 
 func (x *GetProcedureResultRequest) GetProcId() uint64 {
@@ -6089,7 +6089,7 @@ type GetProcedureResultResponse struct {
 
 func (x *GetProcedureResultResponse) Reset() {
 	*x = GetProcedureResultResponse{}
-	mi := &file_master_proto_msgTypes[121]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[121]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6101,7 +6101,7 @@ func (x *GetProcedureResultResponse) String() string {
 func (*GetProcedureResultResponse) ProtoMessage() {}
 
 func (x *GetProcedureResultResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[121]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[121]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6114,7 +6114,7 @@ func (x *GetProcedureResultResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetProcedureResultResponse.ProtoReflect.Descriptor instead.
 func (*GetProcedureResultResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{121}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{121}
 }
 
 func (x *GetProcedureResultResponse) GetState() GetProcedureResultResponse_State {
@@ -6167,7 +6167,7 @@ const (
 
 func (x *AbortProcedureRequest) Reset() {
 	*x = AbortProcedureRequest{}
-	mi := &file_master_proto_msgTypes[122]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[122]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6179,7 +6179,7 @@ func (x *AbortProcedureRequest) String() string {
 func (*AbortProcedureRequest) ProtoMessage() {}
 
 func (x *AbortProcedureRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[122]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[122]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6192,7 +6192,7 @@ func (x *AbortProcedureRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AbortProcedureRequest.ProtoReflect.Descriptor instead.
 func (*AbortProcedureRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{122}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{122}
 }
 
 func (x *AbortProcedureRequest) GetProcId() uint64 {
@@ -6218,7 +6218,7 @@ type AbortProcedureResponse struct {
 
 func (x *AbortProcedureResponse) Reset() {
 	*x = AbortProcedureResponse{}
-	mi := &file_master_proto_msgTypes[123]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[123]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6230,7 +6230,7 @@ func (x *AbortProcedureResponse) String() string {
 func (*AbortProcedureResponse) ProtoMessage() {}
 
 func (x *AbortProcedureResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[123]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[123]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6243,7 +6243,7 @@ func (x *AbortProcedureResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AbortProcedureResponse.ProtoReflect.Descriptor instead.
 func (*AbortProcedureResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{123}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{123}
 }
 
 func (x *AbortProcedureResponse) GetIsProcedureAborted() bool {
@@ -6261,7 +6261,7 @@ type GetProceduresRequest struct {
 
 func (x *GetProceduresRequest) Reset() {
 	*x = GetProceduresRequest{}
-	mi := &file_master_proto_msgTypes[124]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[124]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6273,7 +6273,7 @@ func (x *GetProceduresRequest) String() string {
 func (*GetProceduresRequest) ProtoMessage() {}
 
 func (x *GetProceduresRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[124]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[124]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6286,7 +6286,7 @@ func (x *GetProceduresRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetProceduresRequest.ProtoReflect.Descriptor instead.
 func (*GetProceduresRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{124}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{124}
 }
 
 type GetProceduresResponse struct {
@@ -6298,7 +6298,7 @@ type GetProceduresResponse struct {
 
 func (x *GetProceduresResponse) Reset() {
 	*x = GetProceduresResponse{}
-	mi := &file_master_proto_msgTypes[125]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[125]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6310,7 +6310,7 @@ func (x *GetProceduresResponse) String() string {
 func (*GetProceduresResponse) ProtoMessage() {}
 
 func (x *GetProceduresResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[125]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[125]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6323,7 +6323,7 @@ func (x *GetProceduresResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetProceduresResponse.ProtoReflect.Descriptor instead.
 func (*GetProceduresResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{125}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{125}
 }
 
 func (x *GetProceduresResponse) GetProcedure() []*Procedure {
@@ -6354,7 +6354,7 @@ type SetQuotaRequest struct {
 
 func (x *SetQuotaRequest) Reset() {
 	*x = SetQuotaRequest{}
-	mi := &file_master_proto_msgTypes[126]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[126]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6366,7 +6366,7 @@ func (x *SetQuotaRequest) String() string {
 func (*SetQuotaRequest) ProtoMessage() {}
 
 func (x *SetQuotaRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[126]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[126]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6379,7 +6379,7 @@ func (x *SetQuotaRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetQuotaRequest.ProtoReflect.Descriptor instead.
 func (*SetQuotaRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{126}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{126}
 }
 
 func (x *SetQuotaRequest) GetUserName() string {
@@ -6453,7 +6453,7 @@ type SetQuotaResponse struct {
 
 func (x *SetQuotaResponse) Reset() {
 	*x = SetQuotaResponse{}
-	mi := &file_master_proto_msgTypes[127]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[127]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6465,7 +6465,7 @@ func (x *SetQuotaResponse) String() string {
 func (*SetQuotaResponse) ProtoMessage() {}
 
 func (x *SetQuotaResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[127]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[127]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6478,7 +6478,7 @@ func (x *SetQuotaResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetQuotaResponse.ProtoReflect.Descriptor instead.
 func (*SetQuotaResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{127}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{127}
 }
 
 type MajorCompactionTimestampRequest struct {
@@ -6490,7 +6490,7 @@ type MajorCompactionTimestampRequest struct {
 
 func (x *MajorCompactionTimestampRequest) Reset() {
 	*x = MajorCompactionTimestampRequest{}
-	mi := &file_master_proto_msgTypes[128]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[128]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6502,7 +6502,7 @@ func (x *MajorCompactionTimestampRequest) String() string {
 func (*MajorCompactionTimestampRequest) ProtoMessage() {}
 
 func (x *MajorCompactionTimestampRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[128]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[128]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6515,7 +6515,7 @@ func (x *MajorCompactionTimestampRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MajorCompactionTimestampRequest.ProtoReflect.Descriptor instead.
 func (*MajorCompactionTimestampRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{128}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{128}
 }
 
 func (x *MajorCompactionTimestampRequest) GetTableName() *TableName {
@@ -6534,7 +6534,7 @@ type MajorCompactionTimestampForRegionRequest struct {
 
 func (x *MajorCompactionTimestampForRegionRequest) Reset() {
 	*x = MajorCompactionTimestampForRegionRequest{}
-	mi := &file_master_proto_msgTypes[129]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[129]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6546,7 +6546,7 @@ func (x *MajorCompactionTimestampForRegionRequest) String() string {
 func (*MajorCompactionTimestampForRegionRequest) ProtoMessage() {}
 
 func (x *MajorCompactionTimestampForRegionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[129]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[129]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6559,7 +6559,7 @@ func (x *MajorCompactionTimestampForRegionRequest) ProtoReflect() protoreflect.M
 
 // Deprecated: Use MajorCompactionTimestampForRegionRequest.ProtoReflect.Descriptor instead.
 func (*MajorCompactionTimestampForRegionRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{129}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{129}
 }
 
 func (x *MajorCompactionTimestampForRegionRequest) GetRegion() *RegionSpecifier {
@@ -6578,7 +6578,7 @@ type MajorCompactionTimestampResponse struct {
 
 func (x *MajorCompactionTimestampResponse) Reset() {
 	*x = MajorCompactionTimestampResponse{}
-	mi := &file_master_proto_msgTypes[130]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[130]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6590,7 +6590,7 @@ func (x *MajorCompactionTimestampResponse) String() string {
 func (*MajorCompactionTimestampResponse) ProtoMessage() {}
 
 func (x *MajorCompactionTimestampResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[130]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[130]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6603,7 +6603,7 @@ func (x *MajorCompactionTimestampResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MajorCompactionTimestampResponse.ProtoReflect.Descriptor instead.
 func (*MajorCompactionTimestampResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{130}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{130}
 }
 
 func (x *MajorCompactionTimestampResponse) GetCompactionTimestamp() int64 {
@@ -6621,7 +6621,7 @@ type SecurityCapabilitiesRequest struct {
 
 func (x *SecurityCapabilitiesRequest) Reset() {
 	*x = SecurityCapabilitiesRequest{}
-	mi := &file_master_proto_msgTypes[131]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[131]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6633,7 +6633,7 @@ func (x *SecurityCapabilitiesRequest) String() string {
 func (*SecurityCapabilitiesRequest) ProtoMessage() {}
 
 func (x *SecurityCapabilitiesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[131]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[131]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6646,7 +6646,7 @@ func (x *SecurityCapabilitiesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SecurityCapabilitiesRequest.ProtoReflect.Descriptor instead.
 func (*SecurityCapabilitiesRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{131}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{131}
 }
 
 type SecurityCapabilitiesResponse struct {
@@ -6658,7 +6658,7 @@ type SecurityCapabilitiesResponse struct {
 
 func (x *SecurityCapabilitiesResponse) Reset() {
 	*x = SecurityCapabilitiesResponse{}
-	mi := &file_master_proto_msgTypes[132]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[132]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6670,7 +6670,7 @@ func (x *SecurityCapabilitiesResponse) String() string {
 func (*SecurityCapabilitiesResponse) ProtoMessage() {}
 
 func (x *SecurityCapabilitiesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[132]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[132]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6683,7 +6683,7 @@ func (x *SecurityCapabilitiesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SecurityCapabilitiesResponse.ProtoReflect.Descriptor instead.
 func (*SecurityCapabilitiesResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{132}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{132}
 }
 
 func (x *SecurityCapabilitiesResponse) GetCapabilities() []SecurityCapabilitiesResponse_Capability {
@@ -6702,7 +6702,7 @@ type ClearDeadServersRequest struct {
 
 func (x *ClearDeadServersRequest) Reset() {
 	*x = ClearDeadServersRequest{}
-	mi := &file_master_proto_msgTypes[133]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[133]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6714,7 +6714,7 @@ func (x *ClearDeadServersRequest) String() string {
 func (*ClearDeadServersRequest) ProtoMessage() {}
 
 func (x *ClearDeadServersRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[133]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[133]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6727,7 +6727,7 @@ func (x *ClearDeadServersRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClearDeadServersRequest.ProtoReflect.Descriptor instead.
 func (*ClearDeadServersRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{133}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{133}
 }
 
 func (x *ClearDeadServersRequest) GetServerName() []*ServerName {
@@ -6746,7 +6746,7 @@ type ClearDeadServersResponse struct {
 
 func (x *ClearDeadServersResponse) Reset() {
 	*x = ClearDeadServersResponse{}
-	mi := &file_master_proto_msgTypes[134]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[134]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6758,7 +6758,7 @@ func (x *ClearDeadServersResponse) String() string {
 func (*ClearDeadServersResponse) ProtoMessage() {}
 
 func (x *ClearDeadServersResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[134]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[134]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6771,7 +6771,7 @@ func (x *ClearDeadServersResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClearDeadServersResponse.ProtoReflect.Descriptor instead.
 func (*ClearDeadServersResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{134}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{134}
 }
 
 func (x *ClearDeadServersResponse) GetServerName() []*ServerName {
@@ -6790,7 +6790,7 @@ type SwitchRpcThrottleRequest struct {
 
 func (x *SwitchRpcThrottleRequest) Reset() {
 	*x = SwitchRpcThrottleRequest{}
-	mi := &file_master_proto_msgTypes[135]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[135]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6802,7 +6802,7 @@ func (x *SwitchRpcThrottleRequest) String() string {
 func (*SwitchRpcThrottleRequest) ProtoMessage() {}
 
 func (x *SwitchRpcThrottleRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[135]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[135]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6815,7 +6815,7 @@ func (x *SwitchRpcThrottleRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SwitchRpcThrottleRequest.ProtoReflect.Descriptor instead.
 func (*SwitchRpcThrottleRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{135}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{135}
 }
 
 func (x *SwitchRpcThrottleRequest) GetRpcThrottleEnabled() bool {
@@ -6834,7 +6834,7 @@ type SwitchRpcThrottleResponse struct {
 
 func (x *SwitchRpcThrottleResponse) Reset() {
 	*x = SwitchRpcThrottleResponse{}
-	mi := &file_master_proto_msgTypes[136]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[136]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6846,7 +6846,7 @@ func (x *SwitchRpcThrottleResponse) String() string {
 func (*SwitchRpcThrottleResponse) ProtoMessage() {}
 
 func (x *SwitchRpcThrottleResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[136]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[136]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6859,7 +6859,7 @@ func (x *SwitchRpcThrottleResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SwitchRpcThrottleResponse.ProtoReflect.Descriptor instead.
 func (*SwitchRpcThrottleResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{136}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{136}
 }
 
 func (x *SwitchRpcThrottleResponse) GetPreviousRpcThrottleEnabled() bool {
@@ -6877,7 +6877,7 @@ type IsRpcThrottleEnabledRequest struct {
 
 func (x *IsRpcThrottleEnabledRequest) Reset() {
 	*x = IsRpcThrottleEnabledRequest{}
-	mi := &file_master_proto_msgTypes[137]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[137]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6889,7 +6889,7 @@ func (x *IsRpcThrottleEnabledRequest) String() string {
 func (*IsRpcThrottleEnabledRequest) ProtoMessage() {}
 
 func (x *IsRpcThrottleEnabledRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[137]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[137]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6902,7 +6902,7 @@ func (x *IsRpcThrottleEnabledRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IsRpcThrottleEnabledRequest.ProtoReflect.Descriptor instead.
 func (*IsRpcThrottleEnabledRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{137}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{137}
 }
 
 type IsRpcThrottleEnabledResponse struct {
@@ -6914,7 +6914,7 @@ type IsRpcThrottleEnabledResponse struct {
 
 func (x *IsRpcThrottleEnabledResponse) Reset() {
 	*x = IsRpcThrottleEnabledResponse{}
-	mi := &file_master_proto_msgTypes[138]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[138]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6926,7 +6926,7 @@ func (x *IsRpcThrottleEnabledResponse) String() string {
 func (*IsRpcThrottleEnabledResponse) ProtoMessage() {}
 
 func (x *IsRpcThrottleEnabledResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[138]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[138]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6939,7 +6939,7 @@ func (x *IsRpcThrottleEnabledResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IsRpcThrottleEnabledResponse.ProtoReflect.Descriptor instead.
 func (*IsRpcThrottleEnabledResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{138}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{138}
 }
 
 func (x *IsRpcThrottleEnabledResponse) GetRpcThrottleEnabled() bool {
@@ -6958,7 +6958,7 @@ type SwitchExceedThrottleQuotaRequest struct {
 
 func (x *SwitchExceedThrottleQuotaRequest) Reset() {
 	*x = SwitchExceedThrottleQuotaRequest{}
-	mi := &file_master_proto_msgTypes[139]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[139]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6970,7 +6970,7 @@ func (x *SwitchExceedThrottleQuotaRequest) String() string {
 func (*SwitchExceedThrottleQuotaRequest) ProtoMessage() {}
 
 func (x *SwitchExceedThrottleQuotaRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[139]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[139]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6983,7 +6983,7 @@ func (x *SwitchExceedThrottleQuotaRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SwitchExceedThrottleQuotaRequest.ProtoReflect.Descriptor instead.
 func (*SwitchExceedThrottleQuotaRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{139}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{139}
 }
 
 func (x *SwitchExceedThrottleQuotaRequest) GetExceedThrottleQuotaEnabled() bool {
@@ -7002,7 +7002,7 @@ type SwitchExceedThrottleQuotaResponse struct {
 
 func (x *SwitchExceedThrottleQuotaResponse) Reset() {
 	*x = SwitchExceedThrottleQuotaResponse{}
-	mi := &file_master_proto_msgTypes[140]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[140]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7014,7 +7014,7 @@ func (x *SwitchExceedThrottleQuotaResponse) String() string {
 func (*SwitchExceedThrottleQuotaResponse) ProtoMessage() {}
 
 func (x *SwitchExceedThrottleQuotaResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[140]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[140]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7027,7 +7027,7 @@ func (x *SwitchExceedThrottleQuotaResponse) ProtoReflect() protoreflect.Message 
 
 // Deprecated: Use SwitchExceedThrottleQuotaResponse.ProtoReflect.Descriptor instead.
 func (*SwitchExceedThrottleQuotaResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{140}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{140}
 }
 
 func (x *SwitchExceedThrottleQuotaResponse) GetPreviousExceedThrottleQuotaEnabled() bool {
@@ -7045,7 +7045,7 @@ type FlushMasterStoreRequest struct {
 
 func (x *FlushMasterStoreRequest) Reset() {
 	*x = FlushMasterStoreRequest{}
-	mi := &file_master_proto_msgTypes[141]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[141]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7057,7 +7057,7 @@ func (x *FlushMasterStoreRequest) String() string {
 func (*FlushMasterStoreRequest) ProtoMessage() {}
 
 func (x *FlushMasterStoreRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[141]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[141]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7070,7 +7070,7 @@ func (x *FlushMasterStoreRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FlushMasterStoreRequest.ProtoReflect.Descriptor instead.
 func (*FlushMasterStoreRequest) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{141}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{141}
 }
 
 type FlushMasterStoreResponse struct {
@@ -7081,7 +7081,7 @@ type FlushMasterStoreResponse struct {
 
 func (x *FlushMasterStoreResponse) Reset() {
 	*x = FlushMasterStoreResponse{}
-	mi := &file_master_proto_msgTypes[142]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[142]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7093,7 +7093,7 @@ func (x *FlushMasterStoreResponse) String() string {
 func (*FlushMasterStoreResponse) ProtoMessage() {}
 
 func (x *FlushMasterStoreResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_master_proto_msgTypes[142]
+	mi := &file_weir_hbasepb_master_proto_msgTypes[142]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7106,14 +7106,14 @@ func (x *FlushMasterStoreResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FlushMasterStoreResponse.ProtoReflect.Descriptor instead.
 func (*FlushMasterStoreResponse) Descriptor() ([]byte, []int) {
-	return file_master_proto_rawDescGZIP(), []int{142}
+	return file_weir_hbasepb_master_proto_rawDescGZIP(), []int{142}
 }
 
-var File_master_proto protoreflect.FileDescriptor
+var File_weir_hbasepb_master_proto protoreflect.FileDescriptor
 
-const file_master_proto_rawDesc = "" +
+const file_weir_hbasepb_master_proto_rawDesc = "" +
 	"\n" +
-	"\fmaster.proto\x12\bhbase.pb\x1a\vhbase.proto\x1a\fclient.proto\x1a\x14cluster_status.proto\x1a\x14error_handling.proto\x1a\x0fprocedure.proto\x1a\vquota.proto\x1a\x0esnapshot.proto\"\xca\x01\n" +
+	"\x19weir/hbasepb/master.proto\x12\bhbase.pb\x1a\x18weir/hbasepb/hbase.proto\x1a\x19weir/hbasepb/client.proto\x1a!weir/hbasepb/cluster_status.proto\x1a!weir/hbasepb/error_handling.proto\x1a\x1cweir/hbasepb/procedure.proto\x1a\x18weir/hbasepb/quota.proto\x1a\x1bweir/hbasepb/snapshot.proto\"\xca\x01\n" +
 	"\x10AddColumnRequest\x122\n" +
 	"\n" +
 	"table_name\x18\x01 \x02(\v2\x13.hbase.pb.TableNameR\ttableName\x12E\n" +
@@ -7607,20 +7607,20 @@ const file_master_proto_rawDesc = "" +
 	"\x10FlushMasterStore\x12!.hbase.pb.FlushMasterStoreRequest\x1a\".hbase.pb.FlushMasterStoreResponseB)Z'github.com/weirdb/weir/internal/hbasepb"
 
 var (
-	file_master_proto_rawDescOnce sync.Once
-	file_master_proto_rawDescData []byte
+	file_weir_hbasepb_master_proto_rawDescOnce sync.Once
+	file_weir_hbasepb_master_proto_rawDescData []byte
 )
 
-func file_master_proto_rawDescGZIP() []byte {
-	file_master_proto_rawDescOnce.Do(func() {
-		file_master_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_master_proto_rawDesc), len(file_master_proto_rawDesc)))
+func file_weir_hbasepb_master_proto_rawDescGZIP() []byte {
+	file_weir_hbasepb_master_proto_rawDescOnce.Do(func() {
+		file_weir_hbasepb_master_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_weir_hbasepb_master_proto_rawDesc), len(file_weir_hbasepb_master_proto_rawDesc)))
 	})
-	return file_master_proto_rawDescData
+	return file_weir_hbasepb_master_proto_rawDescData
 }
 
-var file_master_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_master_proto_msgTypes = make([]protoimpl.MessageInfo, 143)
-var file_master_proto_goTypes = []any{
+var file_weir_hbasepb_master_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
+var file_weir_hbasepb_master_proto_msgTypes = make([]protoimpl.MessageInfo, 143)
+var file_weir_hbasepb_master_proto_goTypes = []any{
 	(MasterSwitchType)(0),                            // 0: hbase.pb.MasterSwitchType
 	(GetProcedureResultResponse_State)(0),            // 1: hbase.pb.GetProcedureResultResponse.State
 	(SecurityCapabilitiesResponse_Capability)(0),     // 2: hbase.pb.SecurityCapabilitiesResponse.Capability
@@ -7790,7 +7790,7 @@ var file_master_proto_goTypes = []any{
 	(*GetSpaceQuotaRegionSizesResponse)(nil),         // 166: hbase.pb.GetSpaceQuotaRegionSizesResponse
 	(*GetQuotaStatesResponse)(nil),                   // 167: hbase.pb.GetQuotaStatesResponse
 }
-var file_master_proto_depIdxs = []int32{
+var file_weir_hbasepb_master_proto_depIdxs = []int32{
 	146, // 0: hbase.pb.AddColumnRequest.table_name:type_name -> hbase.pb.TableName
 	147, // 1: hbase.pb.AddColumnRequest.column_families:type_name -> hbase.pb.ColumnFamilySchema
 	146, // 2: hbase.pb.DeleteColumnRequest.table_name:type_name -> hbase.pb.TableName
@@ -8009,34 +8009,34 @@ var file_master_proto_depIdxs = []int32{
 	0,   // [0:61] is the sub-list for field type_name
 }
 
-func init() { file_master_proto_init() }
-func file_master_proto_init() {
-	if File_master_proto != nil {
+func init() { file_weir_hbasepb_master_proto_init() }
+func file_weir_hbasepb_master_proto_init() {
+	if File_weir_hbasepb_master_proto != nil {
 		return
 	}
-	file_hbase_proto_init()
-	file_client_proto_init()
-	file_cluster_status_proto_init()
-	file_error_handling_proto_init()
-	file_procedure_proto_init()
-	file_quota_proto_init()
-	file_snapshot_proto_init()
+	file_weir_hbasepb_hbase_proto_init()
+	file_weir_hbasepb_client_proto_init()
+	file_weir_hbasepb_cluster_status_proto_init()
+	file_weir_hbasepb_error_handling_proto_init()
+	file_weir_hbasepb_procedure_proto_init()
+	file_weir_hbasepb_quota_proto_init()
+	file_weir_hbasepb_snapshot_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
-			RawDescriptor: unsafe.Slice(unsafe.StringData(file_master_proto_rawDesc), len(file_master_proto_rawDesc)),
+			RawDescriptor: unsafe.Slice(unsafe.StringData(file_weir_hbasepb_master_proto_rawDesc), len(file_weir_hbasepb_master_proto_rawDesc)),
 			NumEnums:      3,
 			NumMessages:   143,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
-		GoTypes:           file_master_proto_goTypes,
-		DependencyIndexes: file_master_proto_depIdxs,
-		EnumInfos:         file_master_proto_enumTypes,
-		MessageInfos:      file_master_proto_msgTypes,
+		GoTypes:           file_weir_hbasepb_master_proto_goTypes,
+		DependencyIndexes: file_weir_hbasepb_master_proto_depIdxs,
+		EnumInfos:         file_weir_hbasepb_master_proto_enumTypes,
+		MessageInfos:      file_weir_hbasepb_master_proto_msgTypes,
 	}.Build()
-	File_master_proto = out.File
-	file_master_proto_goTypes = nil
-	file_master_proto_depIdxs = nil
+	File_weir_hbasepb_master_proto = out.File
+	file_weir_hbasepb_master_proto_goTypes = nil
+	file_weir_hbasepb_master_proto_depIdxs = nil
 }

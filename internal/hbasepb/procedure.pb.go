@@ -6,7 +6,7 @@
 // versions:
 // 	protoc-gen-go v1.36.12
 // 	protoc        v3.21.12
-// source: procedure.proto
+// source: weir/hbasepb/procedure.proto
 
 package hbasepb
 
@@ -71,11 +71,11 @@ func (x ProcedureState) String() string {
 }
 
 func (ProcedureState) Descriptor() protoreflect.EnumDescriptor {
-	return file_procedure_proto_enumTypes[0].Descriptor()
+	return file_weir_hbasepb_procedure_proto_enumTypes[0].Descriptor()
 }
 
 func (ProcedureState) Type() protoreflect.EnumType {
-	return &file_procedure_proto_enumTypes[0]
+	return &file_weir_hbasepb_procedure_proto_enumTypes[0]
 }
 
 func (x ProcedureState) Number() protoreflect.EnumNumber {
@@ -94,7 +94,7 @@ func (x *ProcedureState) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use ProcedureState.Descriptor instead.
 func (ProcedureState) EnumDescriptor() ([]byte, []int) {
-	return file_procedure_proto_rawDescGZIP(), []int{0}
+	return file_weir_hbasepb_procedure_proto_rawDescGZIP(), []int{0}
 }
 
 type Procedure struct {
@@ -132,7 +132,7 @@ const (
 
 func (x *Procedure) Reset() {
 	*x = Procedure{}
-	mi := &file_procedure_proto_msgTypes[0]
+	mi := &file_weir_hbasepb_procedure_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -144,7 +144,7 @@ func (x *Procedure) String() string {
 func (*Procedure) ProtoMessage() {}
 
 func (x *Procedure) ProtoReflect() protoreflect.Message {
-	mi := &file_procedure_proto_msgTypes[0]
+	mi := &file_weir_hbasepb_procedure_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -157,7 +157,7 @@ func (x *Procedure) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Procedure.ProtoReflect.Descriptor instead.
 func (*Procedure) Descriptor() ([]byte, []int) {
-	return file_procedure_proto_rawDescGZIP(), []int{0}
+	return file_weir_hbasepb_procedure_proto_rawDescGZIP(), []int{0}
 }
 
 func (x *Procedure) GetClassName() string {
@@ -286,11 +286,11 @@ func (x *Procedure) GetExecuted() bool {
 	return Default_Procedure_Executed
 }
 
-var File_procedure_proto protoreflect.FileDescriptor
+var File_weir_hbasepb_procedure_proto protoreflect.FileDescriptor
 
-const file_procedure_proto_rawDesc = "" +
+const file_weir_hbasepb_procedure_proto_rawDesc = "" +
 	"\n" +
-	"\x0fprocedure.proto\x12\bhbase.pb\x1a\x19google/protobuf/any.proto\x1a\x14error_handling.proto\"\xf4\x04\n" +
+	"\x1cweir/hbasepb/procedure.proto\x12\bhbase.pb\x1a\x19google/protobuf/any.proto\x1a!weir/hbasepb/error_handling.proto\"\xf4\x04\n" +
 	"\tProcedure\x12\x1d\n" +
 	"\n" +
 	"class_name\x18\x01 \x02(\tR\tclassName\x12\x1b\n" +
@@ -327,26 +327,26 @@ const file_procedure_proto_rawDesc = "" +
 	"\x06FAILED\x10\aB)Z'github.com/weirdb/weir/internal/hbasepb"
 
 var (
-	file_procedure_proto_rawDescOnce sync.Once
-	file_procedure_proto_rawDescData []byte
+	file_weir_hbasepb_procedure_proto_rawDescOnce sync.Once
+	file_weir_hbasepb_procedure_proto_rawDescData []byte
 )
 
-func file_procedure_proto_rawDescGZIP() []byte {
-	file_procedure_proto_rawDescOnce.Do(func() {
-		file_procedure_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_procedure_proto_rawDesc), len(file_procedure_proto_rawDesc)))
+func file_weir_hbasepb_procedure_proto_rawDescGZIP() []byte {
+	file_weir_hbasepb_procedure_proto_rawDescOnce.Do(func() {
+		file_weir_hbasepb_procedure_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_weir_hbasepb_procedure_proto_rawDesc), len(file_weir_hbasepb_procedure_proto_rawDesc)))
 	})
-	return file_procedure_proto_rawDescData
+	return file_weir_hbasepb_procedure_proto_rawDescData
 }
 
-var file_procedure_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_procedure_proto_msgTypes = make([]protoimpl.MessageInfo, 1)
-var file_procedure_proto_goTypes = []any{
+var file_weir_hbasepb_procedure_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
+var file_weir_hbasepb_procedure_proto_msgTypes = make([]protoimpl.MessageInfo, 1)
+var file_weir_hbasepb_procedure_proto_goTypes = []any{
 	(ProcedureState)(0),             // 0: hbase.pb.ProcedureState
 	(*Procedure)(nil),               // 1: hbase.pb.Procedure
 	(*ForeignExceptionMessage)(nil), // 2: hbase.pb.ForeignExceptionMessage
 	(*anypb.Any)(nil),               // 3: google.protobuf.Any
 }
-var file_procedure_proto_depIdxs = []int32{
+var file_weir_hbasepb_procedure_proto_depIdxs = []int32{
 	0, // 0: hbase.pb.Procedure.state:type_name -> hbase.pb.ProcedureState
 	2, // 1: hbase.pb.Procedure.exception:type_name -> hbase.pb.ForeignExceptionMessage
 	3, // 2: hbase.pb.Procedure.state_message:type_name -> google.protobuf.Any
@@ -357,28 +357,28 @@ var file_procedure_proto_depIdxs = []int32{
 	0, // [0:3] is the sub-list for field type_name
 }
 
-func init() { file_procedure_proto_init() }
-func file_procedure_proto_init() {
-	if File_procedure_proto != nil {
+func init() { file_weir_hbasepb_procedure_proto_init() }
+func file_weir_hbasepb_procedure_proto_init() {
+	if File_weir_hbasepb_procedure_proto != nil {
 		return
 	}
-	file_error_handling_proto_init()
+	file_weir_hbasepb_error_handling_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
-			RawDescriptor: unsafe.Slice(unsafe.StringData(file_procedure_proto_rawDesc), len(file_procedure_proto_rawDesc)),
+			RawDescriptor: unsafe.Slice(unsafe.StringData(file_weir_hbasepb_procedure_proto_rawDesc), len(file_weir_hbasepb_procedure_proto_rawDesc)),
 			NumEnums:      1,
 			NumMessages:   1,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
-		GoTypes:           file_procedure_proto_goTypes,
-		DependencyIndexes: file_procedure_proto_depIdxs,
-		EnumInfos:         file_procedure_proto_enumTypes,
-		MessageInfos:      file_procedure_proto_msgTypes,
+		GoTypes:           file_weir_hbasepb_procedure_proto_goTypes,
+		DependencyIndexes: file_weir_hbasepb_procedure_proto_depIdxs,
+		EnumInfos:         file_weir_hbasepb_procedure_proto_enumTypes,
+		MessageInfos:      file_weir_hbasepb_procedure_proto_msgTypes,
 	}.Build()
-	File_procedure_proto = out.File
-	file_procedure_proto_goTypes = nil
-	file_procedure_proto_depIdxs = nil
+	File_weir_hbasepb_procedure_proto = out.File
+	file_weir_hbasepb_procedure_proto_goTypes = nil
+	file_weir_hbasepb_procedure_proto_depIdxs = nil
 }

@@ -5,7 +5,7 @@
 // versions:
 // 	protoc-gen-go v1.36.12
 // 	protoc        v3.21.12
-// source: quota.proto
+// source: weir/hbasepb/quota.proto
 
 package hbasepb
 
@@ -56,11 +56,11 @@ func (x QuotaScope) String() string {
 }
 
 func (QuotaScope) Descriptor() protoreflect.EnumDescriptor {
-	return file_quota_proto_enumTypes[0].Descriptor()
+	return file_weir_hbasepb_quota_proto_enumTypes[0].Descriptor()
 }
 
 func (QuotaScope) Type() protoreflect.EnumType {
-	return &file_quota_proto_enumTypes[0]
+	return &file_weir_hbasepb_quota_proto_enumTypes[0]
 }
 
 func (x QuotaScope) Number() protoreflect.EnumNumber {
@@ -79,7 +79,7 @@ func (x *QuotaScope) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use QuotaScope.Descriptor instead.
 func (QuotaScope) EnumDescriptor() ([]byte, []int) {
-	return file_quota_proto_rawDescGZIP(), []int{0}
+	return file_weir_hbasepb_quota_proto_rawDescGZIP(), []int{0}
 }
 
 type ThrottleType int32
@@ -145,11 +145,11 @@ func (x ThrottleType) String() string {
 }
 
 func (ThrottleType) Descriptor() protoreflect.EnumDescriptor {
-	return file_quota_proto_enumTypes[1].Descriptor()
+	return file_weir_hbasepb_quota_proto_enumTypes[1].Descriptor()
 }
 
 func (ThrottleType) Type() protoreflect.EnumType {
-	return &file_quota_proto_enumTypes[1]
+	return &file_weir_hbasepb_quota_proto_enumTypes[1]
 }
 
 func (x ThrottleType) Number() protoreflect.EnumNumber {
@@ -168,7 +168,7 @@ func (x *ThrottleType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use ThrottleType.Descriptor instead.
 func (ThrottleType) EnumDescriptor() ([]byte, []int) {
-	return file_quota_proto_rawDescGZIP(), []int{1}
+	return file_weir_hbasepb_quota_proto_rawDescGZIP(), []int{1}
 }
 
 type QuotaType int32
@@ -201,11 +201,11 @@ func (x QuotaType) String() string {
 }
 
 func (QuotaType) Descriptor() protoreflect.EnumDescriptor {
-	return file_quota_proto_enumTypes[2].Descriptor()
+	return file_weir_hbasepb_quota_proto_enumTypes[2].Descriptor()
 }
 
 func (QuotaType) Type() protoreflect.EnumType {
-	return &file_quota_proto_enumTypes[2]
+	return &file_weir_hbasepb_quota_proto_enumTypes[2]
 }
 
 func (x QuotaType) Number() protoreflect.EnumNumber {
@@ -224,7 +224,7 @@ func (x *QuotaType) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use QuotaType.Descriptor instead.
 func (QuotaType) EnumDescriptor() ([]byte, []int) {
-	return file_quota_proto_rawDescGZIP(), []int{2}
+	return file_weir_hbasepb_quota_proto_rawDescGZIP(), []int{2}
 }
 
 type SpaceViolationPolicy int32
@@ -263,11 +263,11 @@ func (x SpaceViolationPolicy) String() string {
 }
 
 func (SpaceViolationPolicy) Descriptor() protoreflect.EnumDescriptor {
-	return file_quota_proto_enumTypes[3].Descriptor()
+	return file_weir_hbasepb_quota_proto_enumTypes[3].Descriptor()
 }
 
 func (SpaceViolationPolicy) Type() protoreflect.EnumType {
-	return &file_quota_proto_enumTypes[3]
+	return &file_weir_hbasepb_quota_proto_enumTypes[3]
 }
 
 func (x SpaceViolationPolicy) Number() protoreflect.EnumNumber {
@@ -286,7 +286,7 @@ func (x *SpaceViolationPolicy) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use SpaceViolationPolicy.Descriptor instead.
 func (SpaceViolationPolicy) EnumDescriptor() ([]byte, []int) {
-	return file_quota_proto_rawDescGZIP(), []int{3}
+	return file_weir_hbasepb_quota_proto_rawDescGZIP(), []int{3}
 }
 
 // A rate: soft_limit per time_unit.
@@ -307,7 +307,7 @@ const (
 
 func (x *TimedQuota) Reset() {
 	*x = TimedQuota{}
-	mi := &file_quota_proto_msgTypes[0]
+	mi := &file_weir_hbasepb_quota_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -319,7 +319,7 @@ func (x *TimedQuota) String() string {
 func (*TimedQuota) ProtoMessage() {}
 
 func (x *TimedQuota) ProtoReflect() protoreflect.Message {
-	mi := &file_quota_proto_msgTypes[0]
+	mi := &file_weir_hbasepb_quota_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -332,7 +332,7 @@ func (x *TimedQuota) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TimedQuota.ProtoReflect.Descriptor instead.
 func (*TimedQuota) Descriptor() ([]byte, []int) {
-	return file_quota_proto_rawDescGZIP(), []int{0}
+	return file_weir_hbasepb_quota_proto_rawDescGZIP(), []int{0}
 }
 
 func (x *TimedQuota) GetTimeUnit() TimeUnit {
@@ -385,7 +385,7 @@ type Throttle struct {
 
 func (x *Throttle) Reset() {
 	*x = Throttle{}
-	mi := &file_quota_proto_msgTypes[1]
+	mi := &file_weir_hbasepb_quota_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -397,7 +397,7 @@ func (x *Throttle) String() string {
 func (*Throttle) ProtoMessage() {}
 
 func (x *Throttle) ProtoReflect() protoreflect.Message {
-	mi := &file_quota_proto_msgTypes[1]
+	mi := &file_weir_hbasepb_quota_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -410,7 +410,7 @@ func (x *Throttle) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Throttle.ProtoReflect.Descriptor instead.
 func (*Throttle) Descriptor() ([]byte, []int) {
-	return file_quota_proto_rawDescGZIP(), []int{1}
+	return file_weir_hbasepb_quota_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *Throttle) GetReqNum() *TimedQuota {
@@ -515,7 +515,7 @@ type ThrottleRequest struct {
 
 func (x *ThrottleRequest) Reset() {
 	*x = ThrottleRequest{}
-	mi := &file_quota_proto_msgTypes[2]
+	mi := &file_weir_hbasepb_quota_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -527,7 +527,7 @@ func (x *ThrottleRequest) String() string {
 func (*ThrottleRequest) ProtoMessage() {}
 
 func (x *ThrottleRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_quota_proto_msgTypes[2]
+	mi := &file_weir_hbasepb_quota_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -540,7 +540,7 @@ func (x *ThrottleRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ThrottleRequest.ProtoReflect.Descriptor instead.
 func (*ThrottleRequest) Descriptor() ([]byte, []int) {
-	return file_quota_proto_rawDescGZIP(), []int{2}
+	return file_weir_hbasepb_quota_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *ThrottleRequest) GetType() ThrottleType {
@@ -573,7 +573,7 @@ const (
 
 func (x *Quotas) Reset() {
 	*x = Quotas{}
-	mi := &file_quota_proto_msgTypes[3]
+	mi := &file_weir_hbasepb_quota_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -585,7 +585,7 @@ func (x *Quotas) String() string {
 func (*Quotas) ProtoMessage() {}
 
 func (x *Quotas) ProtoReflect() protoreflect.Message {
-	mi := &file_quota_proto_msgTypes[3]
+	mi := &file_weir_hbasepb_quota_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -598,7 +598,7 @@ func (x *Quotas) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Quotas.ProtoReflect.Descriptor instead.
 func (*Quotas) Descriptor() ([]byte, []int) {
-	return file_quota_proto_rawDescGZIP(), []int{3}
+	return file_weir_hbasepb_quota_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *Quotas) GetBypassGlobals() bool {
@@ -630,7 +630,7 @@ type QuotaUsage struct {
 
 func (x *QuotaUsage) Reset() {
 	*x = QuotaUsage{}
-	mi := &file_quota_proto_msgTypes[4]
+	mi := &file_weir_hbasepb_quota_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -642,7 +642,7 @@ func (x *QuotaUsage) String() string {
 func (*QuotaUsage) ProtoMessage() {}
 
 func (x *QuotaUsage) ProtoReflect() protoreflect.Message {
-	mi := &file_quota_proto_msgTypes[4]
+	mi := &file_weir_hbasepb_quota_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -655,7 +655,7 @@ func (x *QuotaUsage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QuotaUsage.ProtoReflect.Descriptor instead.
 func (*QuotaUsage) Descriptor() ([]byte, []int) {
-	return file_quota_proto_rawDescGZIP(), []int{4}
+	return file_weir_hbasepb_quota_proto_rawDescGZIP(), []int{4}
 }
 
 type SpaceQuota struct {
@@ -675,7 +675,7 @@ const (
 
 func (x *SpaceQuota) Reset() {
 	*x = SpaceQuota{}
-	mi := &file_quota_proto_msgTypes[5]
+	mi := &file_weir_hbasepb_quota_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -687,7 +687,7 @@ func (x *SpaceQuota) String() string {
 func (*SpaceQuota) ProtoMessage() {}
 
 func (x *SpaceQuota) ProtoReflect() protoreflect.Message {
-	mi := &file_quota_proto_msgTypes[5]
+	mi := &file_weir_hbasepb_quota_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -700,7 +700,7 @@ func (x *SpaceQuota) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SpaceQuota.ProtoReflect.Descriptor instead.
 func (*SpaceQuota) Descriptor() ([]byte, []int) {
-	return file_quota_proto_rawDescGZIP(), []int{5}
+	return file_weir_hbasepb_quota_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *SpaceQuota) GetSoftLimit() uint64 {
@@ -733,7 +733,7 @@ type SpaceLimitRequest struct {
 
 func (x *SpaceLimitRequest) Reset() {
 	*x = SpaceLimitRequest{}
-	mi := &file_quota_proto_msgTypes[6]
+	mi := &file_weir_hbasepb_quota_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -745,7 +745,7 @@ func (x *SpaceLimitRequest) String() string {
 func (*SpaceLimitRequest) ProtoMessage() {}
 
 func (x *SpaceLimitRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_quota_proto_msgTypes[6]
+	mi := &file_weir_hbasepb_quota_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -758,7 +758,7 @@ func (x *SpaceLimitRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SpaceLimitRequest.ProtoReflect.Descriptor instead.
 func (*SpaceLimitRequest) Descriptor() ([]byte, []int) {
-	return file_quota_proto_rawDescGZIP(), []int{6}
+	return file_weir_hbasepb_quota_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *SpaceLimitRequest) GetQuota() *SpaceQuota {
@@ -778,7 +778,7 @@ type SpaceQuotaStatus struct {
 
 func (x *SpaceQuotaStatus) Reset() {
 	*x = SpaceQuotaStatus{}
-	mi := &file_quota_proto_msgTypes[7]
+	mi := &file_weir_hbasepb_quota_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -790,7 +790,7 @@ func (x *SpaceQuotaStatus) String() string {
 func (*SpaceQuotaStatus) ProtoMessage() {}
 
 func (x *SpaceQuotaStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_quota_proto_msgTypes[7]
+	mi := &file_weir_hbasepb_quota_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -803,7 +803,7 @@ func (x *SpaceQuotaStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SpaceQuotaStatus.ProtoReflect.Descriptor instead.
 func (*SpaceQuotaStatus) Descriptor() ([]byte, []int) {
-	return file_quota_proto_rawDescGZIP(), []int{7}
+	return file_weir_hbasepb_quota_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *SpaceQuotaStatus) GetViolationPolicy() SpaceViolationPolicy {
@@ -831,7 +831,7 @@ type SpaceQuotaSnapshot struct {
 
 func (x *SpaceQuotaSnapshot) Reset() {
 	*x = SpaceQuotaSnapshot{}
-	mi := &file_quota_proto_msgTypes[8]
+	mi := &file_weir_hbasepb_quota_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -843,7 +843,7 @@ func (x *SpaceQuotaSnapshot) String() string {
 func (*SpaceQuotaSnapshot) ProtoMessage() {}
 
 func (x *SpaceQuotaSnapshot) ProtoReflect() protoreflect.Message {
-	mi := &file_quota_proto_msgTypes[8]
+	mi := &file_weir_hbasepb_quota_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -856,7 +856,7 @@ func (x *SpaceQuotaSnapshot) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SpaceQuotaSnapshot.ProtoReflect.Descriptor instead.
 func (*SpaceQuotaSnapshot) Descriptor() ([]byte, []int) {
-	return file_quota_proto_rawDescGZIP(), []int{8}
+	return file_weir_hbasepb_quota_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *SpaceQuotaSnapshot) GetQuotaStatus() *SpaceQuotaStatus {
@@ -888,7 +888,7 @@ type GetSpaceQuotaRegionSizesRequest struct {
 
 func (x *GetSpaceQuotaRegionSizesRequest) Reset() {
 	*x = GetSpaceQuotaRegionSizesRequest{}
-	mi := &file_quota_proto_msgTypes[9]
+	mi := &file_weir_hbasepb_quota_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -900,7 +900,7 @@ func (x *GetSpaceQuotaRegionSizesRequest) String() string {
 func (*GetSpaceQuotaRegionSizesRequest) ProtoMessage() {}
 
 func (x *GetSpaceQuotaRegionSizesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_quota_proto_msgTypes[9]
+	mi := &file_weir_hbasepb_quota_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -913,7 +913,7 @@ func (x *GetSpaceQuotaRegionSizesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSpaceQuotaRegionSizesRequest.ProtoReflect.Descriptor instead.
 func (*GetSpaceQuotaRegionSizesRequest) Descriptor() ([]byte, []int) {
-	return file_quota_proto_rawDescGZIP(), []int{9}
+	return file_weir_hbasepb_quota_proto_rawDescGZIP(), []int{9}
 }
 
 type GetSpaceQuotaRegionSizesResponse struct {
@@ -925,7 +925,7 @@ type GetSpaceQuotaRegionSizesResponse struct {
 
 func (x *GetSpaceQuotaRegionSizesResponse) Reset() {
 	*x = GetSpaceQuotaRegionSizesResponse{}
-	mi := &file_quota_proto_msgTypes[10]
+	mi := &file_weir_hbasepb_quota_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -937,7 +937,7 @@ func (x *GetSpaceQuotaRegionSizesResponse) String() string {
 func (*GetSpaceQuotaRegionSizesResponse) ProtoMessage() {}
 
 func (x *GetSpaceQuotaRegionSizesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_quota_proto_msgTypes[10]
+	mi := &file_weir_hbasepb_quota_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -950,7 +950,7 @@ func (x *GetSpaceQuotaRegionSizesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSpaceQuotaRegionSizesResponse.ProtoReflect.Descriptor instead.
 func (*GetSpaceQuotaRegionSizesResponse) Descriptor() ([]byte, []int) {
-	return file_quota_proto_rawDescGZIP(), []int{10}
+	return file_weir_hbasepb_quota_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *GetSpaceQuotaRegionSizesResponse) GetSizes() []*GetSpaceQuotaRegionSizesResponse_RegionSizes {
@@ -968,7 +968,7 @@ type GetSpaceQuotaSnapshotsRequest struct {
 
 func (x *GetSpaceQuotaSnapshotsRequest) Reset() {
 	*x = GetSpaceQuotaSnapshotsRequest{}
-	mi := &file_quota_proto_msgTypes[11]
+	mi := &file_weir_hbasepb_quota_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -980,7 +980,7 @@ func (x *GetSpaceQuotaSnapshotsRequest) String() string {
 func (*GetSpaceQuotaSnapshotsRequest) ProtoMessage() {}
 
 func (x *GetSpaceQuotaSnapshotsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_quota_proto_msgTypes[11]
+	mi := &file_weir_hbasepb_quota_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -993,7 +993,7 @@ func (x *GetSpaceQuotaSnapshotsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSpaceQuotaSnapshotsRequest.ProtoReflect.Descriptor instead.
 func (*GetSpaceQuotaSnapshotsRequest) Descriptor() ([]byte, []int) {
-	return file_quota_proto_rawDescGZIP(), []int{11}
+	return file_weir_hbasepb_quota_proto_rawDescGZIP(), []int{11}
 }
 
 type GetSpaceQuotaSnapshotsResponse struct {
@@ -1005,7 +1005,7 @@ type GetSpaceQuotaSnapshotsResponse struct {
 
 func (x *GetSpaceQuotaSnapshotsResponse) Reset() {
 	*x = GetSpaceQuotaSnapshotsResponse{}
-	mi := &file_quota_proto_msgTypes[12]
+	mi := &file_weir_hbasepb_quota_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1017,7 +1017,7 @@ func (x *GetSpaceQuotaSnapshotsResponse) String() string {
 func (*GetSpaceQuotaSnapshotsResponse) ProtoMessage() {}
 
 func (x *GetSpaceQuotaSnapshotsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_quota_proto_msgTypes[12]
+	mi := &file_weir_hbasepb_quota_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1030,7 +1030,7 @@ func (x *GetSpaceQuotaSnapshotsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSpaceQuotaSnapshotsResponse.ProtoReflect.Descriptor instead.
 func (*GetSpaceQuotaSnapshotsResponse) Descriptor() ([]byte, []int) {
-	return file_quota_proto_rawDescGZIP(), []int{12}
+	return file_weir_hbasepb_quota_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *GetSpaceQuotaSnapshotsResponse) GetSnapshots() []*GetSpaceQuotaSnapshotsResponse_TableQuotaSnapshot {
@@ -1048,7 +1048,7 @@ type GetQuotaStatesRequest struct {
 
 func (x *GetQuotaStatesRequest) Reset() {
 	*x = GetQuotaStatesRequest{}
-	mi := &file_quota_proto_msgTypes[13]
+	mi := &file_weir_hbasepb_quota_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1060,7 +1060,7 @@ func (x *GetQuotaStatesRequest) String() string {
 func (*GetQuotaStatesRequest) ProtoMessage() {}
 
 func (x *GetQuotaStatesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_quota_proto_msgTypes[13]
+	mi := &file_weir_hbasepb_quota_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1073,7 +1073,7 @@ func (x *GetQuotaStatesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetQuotaStatesRequest.ProtoReflect.Descriptor instead.
 func (*GetQuotaStatesRequest) Descriptor() ([]byte, []int) {
-	return file_quota_proto_rawDescGZIP(), []int{13}
+	return file_weir_hbasepb_quota_proto_rawDescGZIP(), []int{13}
 }
 
 type GetQuotaStatesResponse struct {
@@ -1086,7 +1086,7 @@ type GetQuotaStatesResponse struct {
 
 func (x *GetQuotaStatesResponse) Reset() {
 	*x = GetQuotaStatesResponse{}
-	mi := &file_quota_proto_msgTypes[14]
+	mi := &file_weir_hbasepb_quota_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1098,7 +1098,7 @@ func (x *GetQuotaStatesResponse) String() string {
 func (*GetQuotaStatesResponse) ProtoMessage() {}
 
 func (x *GetQuotaStatesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_quota_proto_msgTypes[14]
+	mi := &file_weir_hbasepb_quota_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1111,7 +1111,7 @@ func (x *GetQuotaStatesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetQuotaStatesResponse.ProtoReflect.Descriptor instead.
 func (*GetQuotaStatesResponse) Descriptor() ([]byte, []int) {
-	return file_quota_proto_rawDescGZIP(), []int{14}
+	return file_weir_hbasepb_quota_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *GetQuotaStatesResponse) GetTableSnapshots() []*GetQuotaStatesResponse_TableQuotaSnapshot {
@@ -1138,7 +1138,7 @@ type GetSpaceQuotaRegionSizesResponse_RegionSizes struct {
 
 func (x *GetSpaceQuotaRegionSizesResponse_RegionSizes) Reset() {
 	*x = GetSpaceQuotaRegionSizesResponse_RegionSizes{}
-	mi := &file_quota_proto_msgTypes[15]
+	mi := &file_weir_hbasepb_quota_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1150,7 +1150,7 @@ func (x *GetSpaceQuotaRegionSizesResponse_RegionSizes) String() string {
 func (*GetSpaceQuotaRegionSizesResponse_RegionSizes) ProtoMessage() {}
 
 func (x *GetSpaceQuotaRegionSizesResponse_RegionSizes) ProtoReflect() protoreflect.Message {
-	mi := &file_quota_proto_msgTypes[15]
+	mi := &file_weir_hbasepb_quota_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1163,7 +1163,7 @@ func (x *GetSpaceQuotaRegionSizesResponse_RegionSizes) ProtoReflect() protorefle
 
 // Deprecated: Use GetSpaceQuotaRegionSizesResponse_RegionSizes.ProtoReflect.Descriptor instead.
 func (*GetSpaceQuotaRegionSizesResponse_RegionSizes) Descriptor() ([]byte, []int) {
-	return file_quota_proto_rawDescGZIP(), []int{10, 0}
+	return file_weir_hbasepb_quota_proto_rawDescGZIP(), []int{10, 0}
 }
 
 func (x *GetSpaceQuotaRegionSizesResponse_RegionSizes) GetTableName() *TableName {
@@ -1190,7 +1190,7 @@ type GetSpaceQuotaSnapshotsResponse_TableQuotaSnapshot struct {
 
 func (x *GetSpaceQuotaSnapshotsResponse_TableQuotaSnapshot) Reset() {
 	*x = GetSpaceQuotaSnapshotsResponse_TableQuotaSnapshot{}
-	mi := &file_quota_proto_msgTypes[16]
+	mi := &file_weir_hbasepb_quota_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1202,7 +1202,7 @@ func (x *GetSpaceQuotaSnapshotsResponse_TableQuotaSnapshot) String() string {
 func (*GetSpaceQuotaSnapshotsResponse_TableQuotaSnapshot) ProtoMessage() {}
 
 func (x *GetSpaceQuotaSnapshotsResponse_TableQuotaSnapshot) ProtoReflect() protoreflect.Message {
-	mi := &file_quota_proto_msgTypes[16]
+	mi := &file_weir_hbasepb_quota_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1215,7 +1215,7 @@ func (x *GetSpaceQuotaSnapshotsResponse_TableQuotaSnapshot) ProtoReflect() proto
 
 // Deprecated: Use GetSpaceQuotaSnapshotsResponse_TableQuotaSnapshot.ProtoReflect.Descriptor instead.
 func (*GetSpaceQuotaSnapshotsResponse_TableQuotaSnapshot) Descriptor() ([]byte, []int) {
-	return file_quota_proto_rawDescGZIP(), []int{12, 0}
+	return file_weir_hbasepb_quota_proto_rawDescGZIP(), []int{12, 0}
 }
 
 func (x *GetSpaceQuotaSnapshotsResponse_TableQuotaSnapshot) GetTableName() *TableName {
@@ -1242,7 +1242,7 @@ type GetQuotaStatesResponse_TableQuotaSnapshot struct {
 
 func (x *GetQuotaStatesResponse_TableQuotaSnapshot) Reset() {
 	*x = GetQuotaStatesResponse_TableQuotaSnapshot{}
-	mi := &file_quota_proto_msgTypes[17]
+	mi := &file_weir_hbasepb_quota_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1254,7 +1254,7 @@ func (x *GetQuotaStatesResponse_TableQuotaSnapshot) String() string {
 func (*GetQuotaStatesResponse_TableQuotaSnapshot) ProtoMessage() {}
 
 func (x *GetQuotaStatesResponse_TableQuotaSnapshot) ProtoReflect() protoreflect.Message {
-	mi := &file_quota_proto_msgTypes[17]
+	mi := &file_weir_hbasepb_quota_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1267,7 +1267,7 @@ func (x *GetQuotaStatesResponse_TableQuotaSnapshot) ProtoReflect() protoreflect.
 
 // Deprecated: Use GetQuotaStatesResponse_TableQuotaSnapshot.ProtoReflect.Descriptor instead.
 func (*GetQuotaStatesResponse_TableQuotaSnapshot) Descriptor() ([]byte, []int) {
-	return file_quota_proto_rawDescGZIP(), []int{14, 0}
+	return file_weir_hbasepb_quota_proto_rawDescGZIP(), []int{14, 0}
 }
 
 func (x *GetQuotaStatesResponse_TableQuotaSnapshot) GetTableName() *TableName {
@@ -1294,7 +1294,7 @@ type GetQuotaStatesResponse_NamespaceQuotaSnapshot struct {
 
 func (x *GetQuotaStatesResponse_NamespaceQuotaSnapshot) Reset() {
 	*x = GetQuotaStatesResponse_NamespaceQuotaSnapshot{}
-	mi := &file_quota_proto_msgTypes[18]
+	mi := &file_weir_hbasepb_quota_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1306,7 +1306,7 @@ func (x *GetQuotaStatesResponse_NamespaceQuotaSnapshot) String() string {
 func (*GetQuotaStatesResponse_NamespaceQuotaSnapshot) ProtoMessage() {}
 
 func (x *GetQuotaStatesResponse_NamespaceQuotaSnapshot) ProtoReflect() protoreflect.Message {
-	mi := &file_quota_proto_msgTypes[18]
+	mi := &file_weir_hbasepb_quota_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1319,7 +1319,7 @@ func (x *GetQuotaStatesResponse_NamespaceQuotaSnapshot) ProtoReflect() protorefl
 
 // Deprecated: Use GetQuotaStatesResponse_NamespaceQuotaSnapshot.ProtoReflect.Descriptor instead.
 func (*GetQuotaStatesResponse_NamespaceQuotaSnapshot) Descriptor() ([]byte, []int) {
-	return file_quota_proto_rawDescGZIP(), []int{14, 1}
+	return file_weir_hbasepb_quota_proto_rawDescGZIP(), []int{14, 1}
 }
 
 func (x *GetQuotaStatesResponse_NamespaceQuotaSnapshot) GetNamespace() string {
@@ -1336,11 +1336,11 @@ func (x *GetQuotaStatesResponse_NamespaceQuotaSnapshot) GetSnapshot() *SpaceQuot
 	return nil
 }
 
-var File_quota_proto protoreflect.FileDescriptor
+var File_weir_hbasepb_quota_proto protoreflect.FileDescriptor
 
-const file_quota_proto_rawDesc = "" +
+const file_weir_hbasepb_quota_proto_rawDesc = "" +
 	"\n" +
-	"\vquota.proto\x12\bhbase.pb\x1a\vhbase.proto\"\xa7\x01\n" +
+	"\x18weir/hbasepb/quota.proto\x12\bhbase.pb\x1a\x18weir/hbasepb/hbase.proto\"\xa7\x01\n" +
 	"\n" +
 	"TimedQuota\x12/\n" +
 	"\ttime_unit\x18\x01 \x02(\x0e2\x12.hbase.pb.TimeUnitR\btimeUnit\x12\x1d\n" +
@@ -1447,20 +1447,20 @@ const file_quota_proto_rawDesc = "" +
 	"NO_INSERTS\x10\x04B)Z'github.com/weirdb/weir/internal/hbasepb"
 
 var (
-	file_quota_proto_rawDescOnce sync.Once
-	file_quota_proto_rawDescData []byte
+	file_weir_hbasepb_quota_proto_rawDescOnce sync.Once
+	file_weir_hbasepb_quota_proto_rawDescData []byte
 )
 
-func file_quota_proto_rawDescGZIP() []byte {
-	file_quota_proto_rawDescOnce.Do(func() {
-		file_quota_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_quota_proto_rawDesc), len(file_quota_proto_rawDesc)))
+func file_weir_hbasepb_quota_proto_rawDescGZIP() []byte {
+	file_weir_hbasepb_quota_proto_rawDescOnce.Do(func() {
+		file_weir_hbasepb_quota_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_weir_hbasepb_quota_proto_rawDesc), len(file_weir_hbasepb_quota_proto_rawDesc)))
 	})
-	return file_quota_proto_rawDescData
+	return file_weir_hbasepb_quota_proto_rawDescData
 }
 
-var file_quota_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_quota_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
-var file_quota_proto_goTypes = []any{
+var file_weir_hbasepb_quota_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
+var file_weir_hbasepb_quota_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
+var file_weir_hbasepb_quota_proto_goTypes = []any{
 	(QuotaScope)(0),                                           // 0: hbase.pb.QuotaScope
 	(ThrottleType)(0),                                         // 1: hbase.pb.ThrottleType
 	(QuotaType)(0),                                            // 2: hbase.pb.QuotaType
@@ -1487,7 +1487,7 @@ var file_quota_proto_goTypes = []any{
 	(TimeUnit)(0),                                             // 23: hbase.pb.TimeUnit
 	(*TableName)(nil),                                         // 24: hbase.pb.TableName
 }
-var file_quota_proto_depIdxs = []int32{
+var file_weir_hbasepb_quota_proto_depIdxs = []int32{
 	23, // 0: hbase.pb.TimedQuota.time_unit:type_name -> hbase.pb.TimeUnit
 	0,  // 1: hbase.pb.TimedQuota.scope:type_name -> hbase.pb.QuotaScope
 	4,  // 2: hbase.pb.Throttle.req_num:type_name -> hbase.pb.TimedQuota
@@ -1528,28 +1528,28 @@ var file_quota_proto_depIdxs = []int32{
 	0,  // [0:33] is the sub-list for field type_name
 }
 
-func init() { file_quota_proto_init() }
-func file_quota_proto_init() {
-	if File_quota_proto != nil {
+func init() { file_weir_hbasepb_quota_proto_init() }
+func file_weir_hbasepb_quota_proto_init() {
+	if File_weir_hbasepb_quota_proto != nil {
 		return
 	}
-	file_hbase_proto_init()
+	file_weir_hbasepb_hbase_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
-			RawDescriptor: unsafe.Slice(unsafe.StringData(file_quota_proto_rawDesc), len(file_quota_proto_rawDesc)),
+			RawDescriptor: unsafe.Slice(unsafe.StringData(file_weir_hbasepb_quota_proto_rawDesc), len(file_weir_hbasepb_quota_proto_rawDesc)),
 			NumEnums:      4,
 			NumMessages:   19,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
-		GoTypes:           file_quota_proto_goTypes,
-		DependencyIndexes: file_quota_proto_depIdxs,
-		EnumInfos:         file_quota_proto_enumTypes,
-		MessageInfos:      file_quota_proto_msgTypes,
+		GoTypes:           file_weir_hbasepb_quota_proto_goTypes,
+		DependencyIndexes: file_weir_hbasepb_quota_proto_depIdxs,
+		EnumInfos:         file_weir_hbasepb_quota_proto_enumTypes,
+		MessageInfos:      file_weir_hbasepb_quota_proto_msgTypes,
 	}.Build()
-	File_quota_proto = out.File
-	file_quota_proto_goTypes = nil
-	file_quota_proto_depIdxs = nil
+	File_weir_hbasepb_quota_proto = out.File
+	file_weir_hbasepb_quota_proto_goTypes = nil
+	file_weir_hbasepb_quota_proto_depIdxs = nil
 }

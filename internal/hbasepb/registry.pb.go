@@ -5,7 +5,7 @@
 // versions:
 // 	protoc-gen-go v1.36.12
 // 	protoc        v3.21.12
-// source: registry.proto
+// source: weir/hbasepb/registry.proto
 
 package hbasepb
 
@@ -32,7 +32,7 @@ type GetClusterIdRequest struct {
 
 func (x *GetClusterIdRequest) Reset() {
 	*x = GetClusterIdRequest{}
-	mi := &file_registry_proto_msgTypes[0]
+	mi := &file_weir_hbasepb_registry_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -44,7 +44,7 @@ func (x *GetClusterIdRequest) String() string {
 func (*GetClusterIdRequest) ProtoMessage() {}
 
 func (x *GetClusterIdRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_registry_proto_msgTypes[0]
+	mi := &file_weir_hbasepb_registry_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -57,7 +57,7 @@ func (x *GetClusterIdRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetClusterIdRequest.ProtoReflect.Descriptor instead.
 func (*GetClusterIdRequest) Descriptor() ([]byte, []int) {
-	return file_registry_proto_rawDescGZIP(), []int{0}
+	return file_weir_hbasepb_registry_proto_rawDescGZIP(), []int{0}
 }
 
 type GetClusterIdResponse struct {
@@ -69,7 +69,7 @@ type GetClusterIdResponse struct {
 
 func (x *GetClusterIdResponse) Reset() {
 	*x = GetClusterIdResponse{}
-	mi := &file_registry_proto_msgTypes[1]
+	mi := &file_weir_hbasepb_registry_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -81,7 +81,7 @@ func (x *GetClusterIdResponse) String() string {
 func (*GetClusterIdResponse) ProtoMessage() {}
 
 func (x *GetClusterIdResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_registry_proto_msgTypes[1]
+	mi := &file_weir_hbasepb_registry_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -94,7 +94,7 @@ func (x *GetClusterIdResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetClusterIdResponse.ProtoReflect.Descriptor instead.
 func (*GetClusterIdResponse) Descriptor() ([]byte, []int) {
-	return file_registry_proto_rawDescGZIP(), []int{1}
+	return file_weir_hbasepb_registry_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *GetClusterIdResponse) GetClusterId() string {
@@ -112,7 +112,7 @@ type GetActiveMasterRequest struct {
 
 func (x *GetActiveMasterRequest) Reset() {
 	*x = GetActiveMasterRequest{}
-	mi := &file_registry_proto_msgTypes[2]
+	mi := &file_weir_hbasepb_registry_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -124,7 +124,7 @@ func (x *GetActiveMasterRequest) String() string {
 func (*GetActiveMasterRequest) ProtoMessage() {}
 
 func (x *GetActiveMasterRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_registry_proto_msgTypes[2]
+	mi := &file_weir_hbasepb_registry_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -137,7 +137,7 @@ func (x *GetActiveMasterRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetActiveMasterRequest.ProtoReflect.Descriptor instead.
 func (*GetActiveMasterRequest) Descriptor() ([]byte, []int) {
-	return file_registry_proto_rawDescGZIP(), []int{2}
+	return file_weir_hbasepb_registry_proto_rawDescGZIP(), []int{2}
 }
 
 type GetActiveMasterResponse struct {
@@ -149,7 +149,7 @@ type GetActiveMasterResponse struct {
 
 func (x *GetActiveMasterResponse) Reset() {
 	*x = GetActiveMasterResponse{}
-	mi := &file_registry_proto_msgTypes[3]
+	mi := &file_weir_hbasepb_registry_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -161,7 +161,7 @@ func (x *GetActiveMasterResponse) String() string {
 func (*GetActiveMasterResponse) ProtoMessage() {}
 
 func (x *GetActiveMasterResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_registry_proto_msgTypes[3]
+	mi := &file_weir_hbasepb_registry_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -174,7 +174,7 @@ func (x *GetActiveMasterResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetActiveMasterResponse.ProtoReflect.Descriptor instead.
 func (*GetActiveMasterResponse) Descriptor() ([]byte, []int) {
-	return file_registry_proto_rawDescGZIP(), []int{3}
+	return file_weir_hbasepb_registry_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *GetActiveMasterResponse) GetServerName() *ServerName {
@@ -186,7 +186,7 @@ func (x *GetActiveMasterResponse) GetServerName() *ServerName {
 
 // MasterRegistry only.
 //
-// Deprecated: Marked as deprecated in registry.proto.
+// Deprecated: Marked as deprecated in weir/hbasepb/registry.proto.
 type GetMastersRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -195,7 +195,7 @@ type GetMastersRequest struct {
 
 func (x *GetMastersRequest) Reset() {
 	*x = GetMastersRequest{}
-	mi := &file_registry_proto_msgTypes[4]
+	mi := &file_weir_hbasepb_registry_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -207,7 +207,7 @@ func (x *GetMastersRequest) String() string {
 func (*GetMastersRequest) ProtoMessage() {}
 
 func (x *GetMastersRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_registry_proto_msgTypes[4]
+	mi := &file_weir_hbasepb_registry_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -220,10 +220,10 @@ func (x *GetMastersRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMastersRequest.ProtoReflect.Descriptor instead.
 func (*GetMastersRequest) Descriptor() ([]byte, []int) {
-	return file_registry_proto_rawDescGZIP(), []int{4}
+	return file_weir_hbasepb_registry_proto_rawDescGZIP(), []int{4}
 }
 
-// Deprecated: Marked as deprecated in registry.proto.
+// Deprecated: Marked as deprecated in weir/hbasepb/registry.proto.
 type GetMastersResponseEntry struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	ServerName    *ServerName            `protobuf:"bytes,1,req,name=server_name,json=serverName" json:"server_name,omitempty"`
@@ -234,7 +234,7 @@ type GetMastersResponseEntry struct {
 
 func (x *GetMastersResponseEntry) Reset() {
 	*x = GetMastersResponseEntry{}
-	mi := &file_registry_proto_msgTypes[5]
+	mi := &file_weir_hbasepb_registry_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -246,7 +246,7 @@ func (x *GetMastersResponseEntry) String() string {
 func (*GetMastersResponseEntry) ProtoMessage() {}
 
 func (x *GetMastersResponseEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_registry_proto_msgTypes[5]
+	mi := &file_weir_hbasepb_registry_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -259,7 +259,7 @@ func (x *GetMastersResponseEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMastersResponseEntry.ProtoReflect.Descriptor instead.
 func (*GetMastersResponseEntry) Descriptor() ([]byte, []int) {
-	return file_registry_proto_rawDescGZIP(), []int{5}
+	return file_weir_hbasepb_registry_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *GetMastersResponseEntry) GetServerName() *ServerName {
@@ -276,7 +276,7 @@ func (x *GetMastersResponseEntry) GetIsActive() bool {
 	return false
 }
 
-// Deprecated: Marked as deprecated in registry.proto.
+// Deprecated: Marked as deprecated in weir/hbasepb/registry.proto.
 type GetMastersResponse struct {
 	state         protoimpl.MessageState     `protogen:"open.v1"`
 	MasterServers []*GetMastersResponseEntry `protobuf:"bytes,1,rep,name=master_servers,json=masterServers" json:"master_servers,omitempty"`
@@ -286,7 +286,7 @@ type GetMastersResponse struct {
 
 func (x *GetMastersResponse) Reset() {
 	*x = GetMastersResponse{}
-	mi := &file_registry_proto_msgTypes[6]
+	mi := &file_weir_hbasepb_registry_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -298,7 +298,7 @@ func (x *GetMastersResponse) String() string {
 func (*GetMastersResponse) ProtoMessage() {}
 
 func (x *GetMastersResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_registry_proto_msgTypes[6]
+	mi := &file_weir_hbasepb_registry_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -311,7 +311,7 @@ func (x *GetMastersResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMastersResponse.ProtoReflect.Descriptor instead.
 func (*GetMastersResponse) Descriptor() ([]byte, []int) {
-	return file_registry_proto_rawDescGZIP(), []int{6}
+	return file_weir_hbasepb_registry_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *GetMastersResponse) GetMasterServers() []*GetMastersResponseEntry {
@@ -329,7 +329,7 @@ type GetMetaRegionLocationsRequest struct {
 
 func (x *GetMetaRegionLocationsRequest) Reset() {
 	*x = GetMetaRegionLocationsRequest{}
-	mi := &file_registry_proto_msgTypes[7]
+	mi := &file_weir_hbasepb_registry_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -341,7 +341,7 @@ func (x *GetMetaRegionLocationsRequest) String() string {
 func (*GetMetaRegionLocationsRequest) ProtoMessage() {}
 
 func (x *GetMetaRegionLocationsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_registry_proto_msgTypes[7]
+	mi := &file_weir_hbasepb_registry_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -354,7 +354,7 @@ func (x *GetMetaRegionLocationsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMetaRegionLocationsRequest.ProtoReflect.Descriptor instead.
 func (*GetMetaRegionLocationsRequest) Descriptor() ([]byte, []int) {
-	return file_registry_proto_rawDescGZIP(), []int{7}
+	return file_weir_hbasepb_registry_proto_rawDescGZIP(), []int{7}
 }
 
 // Must not be empty: the client needs a place to send meta scans.
@@ -367,7 +367,7 @@ type GetMetaRegionLocationsResponse struct {
 
 func (x *GetMetaRegionLocationsResponse) Reset() {
 	*x = GetMetaRegionLocationsResponse{}
-	mi := &file_registry_proto_msgTypes[8]
+	mi := &file_weir_hbasepb_registry_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -379,7 +379,7 @@ func (x *GetMetaRegionLocationsResponse) String() string {
 func (*GetMetaRegionLocationsResponse) ProtoMessage() {}
 
 func (x *GetMetaRegionLocationsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_registry_proto_msgTypes[8]
+	mi := &file_weir_hbasepb_registry_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -392,7 +392,7 @@ func (x *GetMetaRegionLocationsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMetaRegionLocationsResponse.ProtoReflect.Descriptor instead.
 func (*GetMetaRegionLocationsResponse) Descriptor() ([]byte, []int) {
-	return file_registry_proto_rawDescGZIP(), []int{8}
+	return file_weir_hbasepb_registry_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *GetMetaRegionLocationsResponse) GetMetaLocations() []*RegionLocation {
@@ -410,7 +410,7 @@ type GetBootstrapNodesRequest struct {
 
 func (x *GetBootstrapNodesRequest) Reset() {
 	*x = GetBootstrapNodesRequest{}
-	mi := &file_registry_proto_msgTypes[9]
+	mi := &file_weir_hbasepb_registry_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -422,7 +422,7 @@ func (x *GetBootstrapNodesRequest) String() string {
 func (*GetBootstrapNodesRequest) ProtoMessage() {}
 
 func (x *GetBootstrapNodesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_registry_proto_msgTypes[9]
+	mi := &file_weir_hbasepb_registry_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -435,7 +435,7 @@ func (x *GetBootstrapNodesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetBootstrapNodesRequest.ProtoReflect.Descriptor instead.
 func (*GetBootstrapNodesRequest) Descriptor() ([]byte, []int) {
-	return file_registry_proto_rawDescGZIP(), []int{9}
+	return file_weir_hbasepb_registry_proto_rawDescGZIP(), []int{9}
 }
 
 type GetBootstrapNodesResponse struct {
@@ -447,7 +447,7 @@ type GetBootstrapNodesResponse struct {
 
 func (x *GetBootstrapNodesResponse) Reset() {
 	*x = GetBootstrapNodesResponse{}
-	mi := &file_registry_proto_msgTypes[10]
+	mi := &file_weir_hbasepb_registry_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -459,7 +459,7 @@ func (x *GetBootstrapNodesResponse) String() string {
 func (*GetBootstrapNodesResponse) ProtoMessage() {}
 
 func (x *GetBootstrapNodesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_registry_proto_msgTypes[10]
+	mi := &file_weir_hbasepb_registry_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -472,7 +472,7 @@ func (x *GetBootstrapNodesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetBootstrapNodesResponse.ProtoReflect.Descriptor instead.
 func (*GetBootstrapNodesResponse) Descriptor() ([]byte, []int) {
-	return file_registry_proto_rawDescGZIP(), []int{10}
+	return file_weir_hbasepb_registry_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *GetBootstrapNodesResponse) GetServerName() []*ServerName {
@@ -492,7 +492,7 @@ type GetConnectionRegistryRequest struct {
 
 func (x *GetConnectionRegistryRequest) Reset() {
 	*x = GetConnectionRegistryRequest{}
-	mi := &file_registry_proto_msgTypes[11]
+	mi := &file_weir_hbasepb_registry_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -504,7 +504,7 @@ func (x *GetConnectionRegistryRequest) String() string {
 func (*GetConnectionRegistryRequest) ProtoMessage() {}
 
 func (x *GetConnectionRegistryRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_registry_proto_msgTypes[11]
+	mi := &file_weir_hbasepb_registry_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -517,7 +517,7 @@ func (x *GetConnectionRegistryRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetConnectionRegistryRequest.ProtoReflect.Descriptor instead.
 func (*GetConnectionRegistryRequest) Descriptor() ([]byte, []int) {
-	return file_registry_proto_rawDescGZIP(), []int{11}
+	return file_weir_hbasepb_registry_proto_rawDescGZIP(), []int{11}
 }
 
 type GetConnectionRegistryResponse struct {
@@ -529,7 +529,7 @@ type GetConnectionRegistryResponse struct {
 
 func (x *GetConnectionRegistryResponse) Reset() {
 	*x = GetConnectionRegistryResponse{}
-	mi := &file_registry_proto_msgTypes[12]
+	mi := &file_weir_hbasepb_registry_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -541,7 +541,7 @@ func (x *GetConnectionRegistryResponse) String() string {
 func (*GetConnectionRegistryResponse) ProtoMessage() {}
 
 func (x *GetConnectionRegistryResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_registry_proto_msgTypes[12]
+	mi := &file_weir_hbasepb_registry_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -554,7 +554,7 @@ func (x *GetConnectionRegistryResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetConnectionRegistryResponse.ProtoReflect.Descriptor instead.
 func (*GetConnectionRegistryResponse) Descriptor() ([]byte, []int) {
-	return file_registry_proto_rawDescGZIP(), []int{12}
+	return file_weir_hbasepb_registry_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *GetConnectionRegistryResponse) GetClusterId() string {
@@ -564,11 +564,11 @@ func (x *GetConnectionRegistryResponse) GetClusterId() string {
 	return ""
 }
 
-var File_registry_proto protoreflect.FileDescriptor
+var File_weir_hbasepb_registry_proto protoreflect.FileDescriptor
 
-const file_registry_proto_rawDesc = "" +
+const file_weir_hbasepb_registry_proto_rawDesc = "" +
 	"\n" +
-	"\x0eregistry.proto\x12\bhbase.pb\x1a\vhbase.proto\"\x15\n" +
+	"\x1bweir/hbasepb/registry.proto\x12\bhbase.pb\x1a\x18weir/hbasepb/hbase.proto\"\x15\n" +
 	"\x13GetClusterIdRequest\"5\n" +
 	"\x14GetClusterIdResponse\x12\x1d\n" +
 	"\n" +
@@ -606,19 +606,19 @@ const file_registry_proto_rawDesc = "" +
 	"\x15GetConnectionRegistry\x12&.hbase.pb.GetConnectionRegistryRequest\x1a'.hbase.pb.GetConnectionRegistryResponseB)Z'github.com/weirdb/weir/internal/hbasepb"
 
 var (
-	file_registry_proto_rawDescOnce sync.Once
-	file_registry_proto_rawDescData []byte
+	file_weir_hbasepb_registry_proto_rawDescOnce sync.Once
+	file_weir_hbasepb_registry_proto_rawDescData []byte
 )
 
-func file_registry_proto_rawDescGZIP() []byte {
-	file_registry_proto_rawDescOnce.Do(func() {
-		file_registry_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_registry_proto_rawDesc), len(file_registry_proto_rawDesc)))
+func file_weir_hbasepb_registry_proto_rawDescGZIP() []byte {
+	file_weir_hbasepb_registry_proto_rawDescOnce.Do(func() {
+		file_weir_hbasepb_registry_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_weir_hbasepb_registry_proto_rawDesc), len(file_weir_hbasepb_registry_proto_rawDesc)))
 	})
-	return file_registry_proto_rawDescData
+	return file_weir_hbasepb_registry_proto_rawDescData
 }
 
-var file_registry_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
-var file_registry_proto_goTypes = []any{
+var file_weir_hbasepb_registry_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
+var file_weir_hbasepb_registry_proto_goTypes = []any{
 	(*GetClusterIdRequest)(nil),            // 0: hbase.pb.GetClusterIdRequest
 	(*GetClusterIdResponse)(nil),           // 1: hbase.pb.GetClusterIdResponse
 	(*GetActiveMasterRequest)(nil),         // 2: hbase.pb.GetActiveMasterRequest
@@ -635,7 +635,7 @@ var file_registry_proto_goTypes = []any{
 	(*ServerName)(nil),                     // 13: hbase.pb.ServerName
 	(*RegionLocation)(nil),                 // 14: hbase.pb.RegionLocation
 }
-var file_registry_proto_depIdxs = []int32{
+var file_weir_hbasepb_registry_proto_depIdxs = []int32{
 	13, // 0: hbase.pb.GetActiveMasterResponse.server_name:type_name -> hbase.pb.ServerName
 	13, // 1: hbase.pb.GetMastersResponseEntry.server_name:type_name -> hbase.pb.ServerName
 	5,  // 2: hbase.pb.GetMastersResponse.master_servers:type_name -> hbase.pb.GetMastersResponseEntry
@@ -660,27 +660,27 @@ var file_registry_proto_depIdxs = []int32{
 	0,  // [0:5] is the sub-list for field type_name
 }
 
-func init() { file_registry_proto_init() }
-func file_registry_proto_init() {
-	if File_registry_proto != nil {
+func init() { file_weir_hbasepb_registry_proto_init() }
+func file_weir_hbasepb_registry_proto_init() {
+	if File_weir_hbasepb_registry_proto != nil {
 		return
 	}
-	file_hbase_proto_init()
+	file_weir_hbasepb_hbase_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
-			RawDescriptor: unsafe.Slice(unsafe.StringData(file_registry_proto_rawDesc), len(file_registry_proto_rawDesc)),
+			RawDescriptor: unsafe.Slice(unsafe.StringData(file_weir_hbasepb_registry_proto_rawDesc), len(file_weir_hbasepb_registry_proto_rawDesc)),
 			NumEnums:      0,
 			NumMessages:   13,
 			NumExtensions: 0,
 			NumServices:   2,
 		},
-		GoTypes:           file_registry_proto_goTypes,
-		DependencyIndexes: file_registry_proto_depIdxs,
-		MessageInfos:      file_registry_proto_msgTypes,
+		GoTypes:           file_weir_hbasepb_registry_proto_goTypes,
+		DependencyIndexes: file_weir_hbasepb_registry_proto_depIdxs,
+		MessageInfos:      file_weir_hbasepb_registry_proto_msgTypes,
 	}.Build()
-	File_registry_proto = out.File
-	file_registry_proto_goTypes = nil
-	file_registry_proto_depIdxs = nil
+	File_weir_hbasepb_registry_proto = out.File
+	file_weir_hbasepb_registry_proto_goTypes = nil
+	file_weir_hbasepb_registry_proto_depIdxs = nil
 }

@@ -10,7 +10,7 @@
 // versions:
 // 	protoc-gen-go v1.36.12
 // 	protoc        v3.21.12
-// source: rpc.proto
+// source: weir/hbasepb/rpc.proto
 
 package hbasepb
 
@@ -40,7 +40,7 @@ type UserInformation struct {
 
 func (x *UserInformation) Reset() {
 	*x = UserInformation{}
-	mi := &file_rpc_proto_msgTypes[0]
+	mi := &file_weir_hbasepb_rpc_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -52,7 +52,7 @@ func (x *UserInformation) String() string {
 func (*UserInformation) ProtoMessage() {}
 
 func (x *UserInformation) ProtoReflect() protoreflect.Message {
-	mi := &file_rpc_proto_msgTypes[0]
+	mi := &file_weir_hbasepb_rpc_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -65,7 +65,7 @@ func (x *UserInformation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UserInformation.ProtoReflect.Descriptor instead.
 func (*UserInformation) Descriptor() ([]byte, []int) {
-	return file_rpc_proto_rawDescGZIP(), []int{0}
+	return file_weir_hbasepb_rpc_proto_rawDescGZIP(), []int{0}
 }
 
 func (x *UserInformation) GetEffectiveUser() string {
@@ -102,7 +102,7 @@ type ConnectionHeader struct {
 
 func (x *ConnectionHeader) Reset() {
 	*x = ConnectionHeader{}
-	mi := &file_rpc_proto_msgTypes[1]
+	mi := &file_weir_hbasepb_rpc_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -114,7 +114,7 @@ func (x *ConnectionHeader) String() string {
 func (*ConnectionHeader) ProtoMessage() {}
 
 func (x *ConnectionHeader) ProtoReflect() protoreflect.Message {
-	mi := &file_rpc_proto_msgTypes[1]
+	mi := &file_weir_hbasepb_rpc_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -127,7 +127,7 @@ func (x *ConnectionHeader) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConnectionHeader.ProtoReflect.Descriptor instead.
 func (*ConnectionHeader) Descriptor() ([]byte, []int) {
-	return file_rpc_proto_rawDescGZIP(), []int{1}
+	return file_weir_hbasepb_rpc_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *ConnectionHeader) GetUserInfo() *UserInformation {
@@ -188,7 +188,7 @@ type ConnectionHeaderResponse struct {
 
 func (x *ConnectionHeaderResponse) Reset() {
 	*x = ConnectionHeaderResponse{}
-	mi := &file_rpc_proto_msgTypes[2]
+	mi := &file_weir_hbasepb_rpc_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -200,7 +200,7 @@ func (x *ConnectionHeaderResponse) String() string {
 func (*ConnectionHeaderResponse) ProtoMessage() {}
 
 func (x *ConnectionHeaderResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_rpc_proto_msgTypes[2]
+	mi := &file_weir_hbasepb_rpc_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -213,7 +213,7 @@ func (x *ConnectionHeaderResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConnectionHeaderResponse.ProtoReflect.Descriptor instead.
 func (*ConnectionHeaderResponse) Descriptor() ([]byte, []int) {
-	return file_rpc_proto_rawDescGZIP(), []int{2}
+	return file_weir_hbasepb_rpc_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *ConnectionHeaderResponse) GetCryptoCipherMeta() *CryptoCipherMeta {
@@ -233,7 +233,7 @@ type CellBlockMeta struct {
 
 func (x *CellBlockMeta) Reset() {
 	*x = CellBlockMeta{}
-	mi := &file_rpc_proto_msgTypes[3]
+	mi := &file_weir_hbasepb_rpc_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -245,7 +245,7 @@ func (x *CellBlockMeta) String() string {
 func (*CellBlockMeta) ProtoMessage() {}
 
 func (x *CellBlockMeta) ProtoReflect() protoreflect.Message {
-	mi := &file_rpc_proto_msgTypes[3]
+	mi := &file_weir_hbasepb_rpc_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -258,7 +258,7 @@ func (x *CellBlockMeta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CellBlockMeta.ProtoReflect.Descriptor instead.
 func (*CellBlockMeta) Descriptor() ([]byte, []int) {
-	return file_rpc_proto_rawDescGZIP(), []int{3}
+	return file_weir_hbasepb_rpc_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *CellBlockMeta) GetLength() uint32 {
@@ -284,7 +284,7 @@ type ExceptionResponse struct {
 
 func (x *ExceptionResponse) Reset() {
 	*x = ExceptionResponse{}
-	mi := &file_rpc_proto_msgTypes[4]
+	mi := &file_weir_hbasepb_rpc_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -296,7 +296,7 @@ func (x *ExceptionResponse) String() string {
 func (*ExceptionResponse) ProtoMessage() {}
 
 func (x *ExceptionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_rpc_proto_msgTypes[4]
+	mi := &file_weir_hbasepb_rpc_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -309,7 +309,7 @@ func (x *ExceptionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExceptionResponse.ProtoReflect.Descriptor instead.
 func (*ExceptionResponse) Descriptor() ([]byte, []int) {
-	return file_rpc_proto_rawDescGZIP(), []int{4}
+	return file_weir_hbasepb_rpc_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *ExceptionResponse) GetExceptionClassName() string {
@@ -367,7 +367,7 @@ type CryptoCipherMeta struct {
 
 func (x *CryptoCipherMeta) Reset() {
 	*x = CryptoCipherMeta{}
-	mi := &file_rpc_proto_msgTypes[5]
+	mi := &file_weir_hbasepb_rpc_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -379,7 +379,7 @@ func (x *CryptoCipherMeta) String() string {
 func (*CryptoCipherMeta) ProtoMessage() {}
 
 func (x *CryptoCipherMeta) ProtoReflect() protoreflect.Message {
-	mi := &file_rpc_proto_msgTypes[5]
+	mi := &file_weir_hbasepb_rpc_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -392,7 +392,7 @@ func (x *CryptoCipherMeta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CryptoCipherMeta.ProtoReflect.Descriptor instead.
 func (*CryptoCipherMeta) Descriptor() ([]byte, []int) {
-	return file_rpc_proto_rawDescGZIP(), []int{5}
+	return file_weir_hbasepb_rpc_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *CryptoCipherMeta) GetTransformation() string {
@@ -451,7 +451,7 @@ type RequestHeader struct {
 
 func (x *RequestHeader) Reset() {
 	*x = RequestHeader{}
-	mi := &file_rpc_proto_msgTypes[6]
+	mi := &file_weir_hbasepb_rpc_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -463,7 +463,7 @@ func (x *RequestHeader) String() string {
 func (*RequestHeader) ProtoMessage() {}
 
 func (x *RequestHeader) ProtoReflect() protoreflect.Message {
-	mi := &file_rpc_proto_msgTypes[6]
+	mi := &file_weir_hbasepb_rpc_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -476,7 +476,7 @@ func (x *RequestHeader) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestHeader.ProtoReflect.Descriptor instead.
 func (*RequestHeader) Descriptor() ([]byte, []int) {
-	return file_rpc_proto_rawDescGZIP(), []int{6}
+	return file_weir_hbasepb_rpc_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *RequestHeader) GetCallId() uint32 {
@@ -547,7 +547,7 @@ type ResponseHeader struct {
 
 func (x *ResponseHeader) Reset() {
 	*x = ResponseHeader{}
-	mi := &file_rpc_proto_msgTypes[7]
+	mi := &file_weir_hbasepb_rpc_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -559,7 +559,7 @@ func (x *ResponseHeader) String() string {
 func (*ResponseHeader) ProtoMessage() {}
 
 func (x *ResponseHeader) ProtoReflect() protoreflect.Message {
-	mi := &file_rpc_proto_msgTypes[7]
+	mi := &file_weir_hbasepb_rpc_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -572,7 +572,7 @@ func (x *ResponseHeader) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResponseHeader.ProtoReflect.Descriptor instead.
 func (*ResponseHeader) Descriptor() ([]byte, []int) {
-	return file_rpc_proto_rawDescGZIP(), []int{7}
+	return file_weir_hbasepb_rpc_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ResponseHeader) GetCallId() uint32 {
@@ -605,7 +605,7 @@ type SecurityPreamableResponse struct {
 
 func (x *SecurityPreamableResponse) Reset() {
 	*x = SecurityPreamableResponse{}
-	mi := &file_rpc_proto_msgTypes[8]
+	mi := &file_weir_hbasepb_rpc_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -617,7 +617,7 @@ func (x *SecurityPreamableResponse) String() string {
 func (*SecurityPreamableResponse) ProtoMessage() {}
 
 func (x *SecurityPreamableResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_rpc_proto_msgTypes[8]
+	mi := &file_weir_hbasepb_rpc_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -630,7 +630,7 @@ func (x *SecurityPreamableResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SecurityPreamableResponse.ProtoReflect.Descriptor instead.
 func (*SecurityPreamableResponse) Descriptor() ([]byte, []int) {
-	return file_rpc_proto_rawDescGZIP(), []int{8}
+	return file_weir_hbasepb_rpc_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *SecurityPreamableResponse) GetServerPrincipal() string {
@@ -644,9 +644,9 @@ func (x *SecurityPreamableResponse) GetServerPrincipal() string {
 // are from the HTrace era; OpenTelemetry context travels in headers.
 type RPCTInfo struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Deprecated: Marked as deprecated in rpc.proto.
+	// Deprecated: Marked as deprecated in weir/hbasepb/rpc.proto.
 	TraceId *int64 `protobuf:"varint,1,opt,name=trace_id,json=traceId" json:"trace_id,omitempty"`
-	// Deprecated: Marked as deprecated in rpc.proto.
+	// Deprecated: Marked as deprecated in weir/hbasepb/rpc.proto.
 	ParentId      *int64            `protobuf:"varint,2,opt,name=parent_id,json=parentId" json:"parent_id,omitempty"`
 	Headers       map[string]string `protobuf:"bytes,3,rep,name=headers" json:"headers,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	unknownFields protoimpl.UnknownFields
@@ -655,7 +655,7 @@ type RPCTInfo struct {
 
 func (x *RPCTInfo) Reset() {
 	*x = RPCTInfo{}
-	mi := &file_rpc_proto_msgTypes[9]
+	mi := &file_weir_hbasepb_rpc_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -667,7 +667,7 @@ func (x *RPCTInfo) String() string {
 func (*RPCTInfo) ProtoMessage() {}
 
 func (x *RPCTInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_rpc_proto_msgTypes[9]
+	mi := &file_weir_hbasepb_rpc_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -680,10 +680,10 @@ func (x *RPCTInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RPCTInfo.ProtoReflect.Descriptor instead.
 func (*RPCTInfo) Descriptor() ([]byte, []int) {
-	return file_rpc_proto_rawDescGZIP(), []int{9}
+	return file_weir_hbasepb_rpc_proto_rawDescGZIP(), []int{9}
 }
 
-// Deprecated: Marked as deprecated in rpc.proto.
+// Deprecated: Marked as deprecated in weir/hbasepb/rpc.proto.
 func (x *RPCTInfo) GetTraceId() int64 {
 	if x != nil && x.TraceId != nil {
 		return *x.TraceId
@@ -691,7 +691,7 @@ func (x *RPCTInfo) GetTraceId() int64 {
 	return 0
 }
 
-// Deprecated: Marked as deprecated in rpc.proto.
+// Deprecated: Marked as deprecated in weir/hbasepb/rpc.proto.
 func (x *RPCTInfo) GetParentId() int64 {
 	if x != nil && x.ParentId != nil {
 		return *x.ParentId
@@ -706,11 +706,11 @@ func (x *RPCTInfo) GetHeaders() map[string]string {
 	return nil
 }
 
-var File_rpc_proto protoreflect.FileDescriptor
+var File_weir_hbasepb_rpc_proto protoreflect.FileDescriptor
 
-const file_rpc_proto_rawDesc = "" +
+const file_weir_hbasepb_rpc_proto_rawDesc = "" +
 	"\n" +
-	"\trpc.proto\x12\bhbase.pb\x1a\vhbase.proto\"U\n" +
+	"\x16weir/hbasepb/rpc.proto\x12\bhbase.pb\x1a\x18weir/hbasepb/hbase.proto\"U\n" +
 	"\x0fUserInformation\x12%\n" +
 	"\x0eeffective_user\x18\x01 \x02(\tR\reffectiveUser\x12\x1b\n" +
 	"\treal_user\x18\x02 \x01(\tR\brealUser\"\x9b\x03\n" +
@@ -767,19 +767,19 @@ const file_rpc_proto_rawDesc = "" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B)Z'github.com/weirdb/weir/internal/hbasepb"
 
 var (
-	file_rpc_proto_rawDescOnce sync.Once
-	file_rpc_proto_rawDescData []byte
+	file_weir_hbasepb_rpc_proto_rawDescOnce sync.Once
+	file_weir_hbasepb_rpc_proto_rawDescData []byte
 )
 
-func file_rpc_proto_rawDescGZIP() []byte {
-	file_rpc_proto_rawDescOnce.Do(func() {
-		file_rpc_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_rpc_proto_rawDesc), len(file_rpc_proto_rawDesc)))
+func file_weir_hbasepb_rpc_proto_rawDescGZIP() []byte {
+	file_weir_hbasepb_rpc_proto_rawDescOnce.Do(func() {
+		file_weir_hbasepb_rpc_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_weir_hbasepb_rpc_proto_rawDesc), len(file_weir_hbasepb_rpc_proto_rawDesc)))
 	})
-	return file_rpc_proto_rawDescData
+	return file_weir_hbasepb_rpc_proto_rawDescData
 }
 
-var file_rpc_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
-var file_rpc_proto_goTypes = []any{
+var file_weir_hbasepb_rpc_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
+var file_weir_hbasepb_rpc_proto_goTypes = []any{
 	(*UserInformation)(nil),           // 0: hbase.pb.UserInformation
 	(*ConnectionHeader)(nil),          // 1: hbase.pb.ConnectionHeader
 	(*ConnectionHeaderResponse)(nil),  // 2: hbase.pb.ConnectionHeaderResponse
@@ -794,7 +794,7 @@ var file_rpc_proto_goTypes = []any{
 	(*VersionInfo)(nil),               // 11: hbase.pb.VersionInfo
 	(*NameBytesPair)(nil),             // 12: hbase.pb.NameBytesPair
 }
-var file_rpc_proto_depIdxs = []int32{
+var file_weir_hbasepb_rpc_proto_depIdxs = []int32{
 	0,  // 0: hbase.pb.ConnectionHeader.user_info:type_name -> hbase.pb.UserInformation
 	11, // 1: hbase.pb.ConnectionHeader.version_info:type_name -> hbase.pb.VersionInfo
 	12, // 2: hbase.pb.ConnectionHeader.attribute:type_name -> hbase.pb.NameBytesPair
@@ -812,27 +812,27 @@ var file_rpc_proto_depIdxs = []int32{
 	0,  // [0:10] is the sub-list for field type_name
 }
 
-func init() { file_rpc_proto_init() }
-func file_rpc_proto_init() {
-	if File_rpc_proto != nil {
+func init() { file_weir_hbasepb_rpc_proto_init() }
+func file_weir_hbasepb_rpc_proto_init() {
+	if File_weir_hbasepb_rpc_proto != nil {
 		return
 	}
-	file_hbase_proto_init()
+	file_weir_hbasepb_hbase_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
-			RawDescriptor: unsafe.Slice(unsafe.StringData(file_rpc_proto_rawDesc), len(file_rpc_proto_rawDesc)),
+			RawDescriptor: unsafe.Slice(unsafe.StringData(file_weir_hbasepb_rpc_proto_rawDesc), len(file_weir_hbasepb_rpc_proto_rawDesc)),
 			NumEnums:      0,
 			NumMessages:   11,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
-		GoTypes:           file_rpc_proto_goTypes,
-		DependencyIndexes: file_rpc_proto_depIdxs,
-		MessageInfos:      file_rpc_proto_msgTypes,
+		GoTypes:           file_weir_hbasepb_rpc_proto_goTypes,
+		DependencyIndexes: file_weir_hbasepb_rpc_proto_depIdxs,
+		MessageInfos:      file_weir_hbasepb_rpc_proto_msgTypes,
 	}.Build()
-	File_rpc_proto = out.File
-	file_rpc_proto_goTypes = nil
-	file_rpc_proto_depIdxs = nil
+	File_weir_hbasepb_rpc_proto = out.File
+	file_weir_hbasepb_rpc_proto_goTypes = nil
+	file_weir_hbasepb_rpc_proto_depIdxs = nil
 }

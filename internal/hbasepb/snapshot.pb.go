@@ -4,7 +4,7 @@
 // versions:
 // 	protoc-gen-go v1.36.12
 // 	protoc        v3.21.12
-// source: snapshot.proto
+// source: weir/hbasepb/snapshot.proto
 
 package hbasepb
 
@@ -56,11 +56,11 @@ func (x SnapshotDescription_Type) String() string {
 }
 
 func (SnapshotDescription_Type) Descriptor() protoreflect.EnumDescriptor {
-	return file_snapshot_proto_enumTypes[0].Descriptor()
+	return file_weir_hbasepb_snapshot_proto_enumTypes[0].Descriptor()
 }
 
 func (SnapshotDescription_Type) Type() protoreflect.EnumType {
-	return &file_snapshot_proto_enumTypes[0]
+	return &file_weir_hbasepb_snapshot_proto_enumTypes[0]
 }
 
 func (x SnapshotDescription_Type) Number() protoreflect.EnumNumber {
@@ -79,7 +79,7 @@ func (x *SnapshotDescription_Type) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use SnapshotDescription_Type.Descriptor instead.
 func (SnapshotDescription_Type) EnumDescriptor() ([]byte, []int) {
-	return file_snapshot_proto_rawDescGZIP(), []int{0, 0}
+	return file_weir_hbasepb_snapshot_proto_rawDescGZIP(), []int{0, 0}
 }
 
 type SnapshotDescription struct {
@@ -109,7 +109,7 @@ const (
 
 func (x *SnapshotDescription) Reset() {
 	*x = SnapshotDescription{}
-	mi := &file_snapshot_proto_msgTypes[0]
+	mi := &file_weir_hbasepb_snapshot_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -121,7 +121,7 @@ func (x *SnapshotDescription) String() string {
 func (*SnapshotDescription) ProtoMessage() {}
 
 func (x *SnapshotDescription) ProtoReflect() protoreflect.Message {
-	mi := &file_snapshot_proto_msgTypes[0]
+	mi := &file_weir_hbasepb_snapshot_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -134,7 +134,7 @@ func (x *SnapshotDescription) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SnapshotDescription.ProtoReflect.Descriptor instead.
 func (*SnapshotDescription) Descriptor() ([]byte, []int) {
-	return file_snapshot_proto_rawDescGZIP(), []int{0}
+	return file_weir_hbasepb_snapshot_proto_rawDescGZIP(), []int{0}
 }
 
 func (x *SnapshotDescription) GetName() string {
@@ -193,11 +193,11 @@ func (x *SnapshotDescription) GetMaxFileSize() int64 {
 	return Default_SnapshotDescription_MaxFileSize
 }
 
-var File_snapshot_proto protoreflect.FileDescriptor
+var File_weir_hbasepb_snapshot_proto protoreflect.FileDescriptor
 
-const file_snapshot_proto_rawDesc = "" +
+const file_weir_hbasepb_snapshot_proto_rawDesc = "" +
 	"\n" +
-	"\x0esnapshot.proto\x12\bhbase.pb\"\xc2\x02\n" +
+	"\x1bweir/hbasepb/snapshot.proto\x12\bhbase.pb\"\xc2\x02\n" +
 	"\x13SnapshotDescription\x12\x12\n" +
 	"\x04name\x18\x01 \x02(\tR\x04name\x12\x14\n" +
 	"\x05table\x18\x02 \x01(\tR\x05table\x12&\n" +
@@ -213,24 +213,24 @@ const file_snapshot_proto_rawDesc = "" +
 	"\tSKIPFLUSH\x10\x02B)Z'github.com/weirdb/weir/internal/hbasepb"
 
 var (
-	file_snapshot_proto_rawDescOnce sync.Once
-	file_snapshot_proto_rawDescData []byte
+	file_weir_hbasepb_snapshot_proto_rawDescOnce sync.Once
+	file_weir_hbasepb_snapshot_proto_rawDescData []byte
 )
 
-func file_snapshot_proto_rawDescGZIP() []byte {
-	file_snapshot_proto_rawDescOnce.Do(func() {
-		file_snapshot_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_snapshot_proto_rawDesc), len(file_snapshot_proto_rawDesc)))
+func file_weir_hbasepb_snapshot_proto_rawDescGZIP() []byte {
+	file_weir_hbasepb_snapshot_proto_rawDescOnce.Do(func() {
+		file_weir_hbasepb_snapshot_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_weir_hbasepb_snapshot_proto_rawDesc), len(file_weir_hbasepb_snapshot_proto_rawDesc)))
 	})
-	return file_snapshot_proto_rawDescData
+	return file_weir_hbasepb_snapshot_proto_rawDescData
 }
 
-var file_snapshot_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_snapshot_proto_msgTypes = make([]protoimpl.MessageInfo, 1)
-var file_snapshot_proto_goTypes = []any{
+var file_weir_hbasepb_snapshot_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
+var file_weir_hbasepb_snapshot_proto_msgTypes = make([]protoimpl.MessageInfo, 1)
+var file_weir_hbasepb_snapshot_proto_goTypes = []any{
 	(SnapshotDescription_Type)(0), // 0: hbase.pb.SnapshotDescription.Type
 	(*SnapshotDescription)(nil),   // 1: hbase.pb.SnapshotDescription
 }
-var file_snapshot_proto_depIdxs = []int32{
+var file_weir_hbasepb_snapshot_proto_depIdxs = []int32{
 	0, // 0: hbase.pb.SnapshotDescription.type:type_name -> hbase.pb.SnapshotDescription.Type
 	1, // [1:1] is the sub-list for method output_type
 	1, // [1:1] is the sub-list for method input_type
@@ -239,27 +239,27 @@ var file_snapshot_proto_depIdxs = []int32{
 	0, // [0:1] is the sub-list for field type_name
 }
 
-func init() { file_snapshot_proto_init() }
-func file_snapshot_proto_init() {
-	if File_snapshot_proto != nil {
+func init() { file_weir_hbasepb_snapshot_proto_init() }
+func file_weir_hbasepb_snapshot_proto_init() {
+	if File_weir_hbasepb_snapshot_proto != nil {
 		return
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
-			RawDescriptor: unsafe.Slice(unsafe.StringData(file_snapshot_proto_rawDesc), len(file_snapshot_proto_rawDesc)),
+			RawDescriptor: unsafe.Slice(unsafe.StringData(file_weir_hbasepb_snapshot_proto_rawDesc), len(file_weir_hbasepb_snapshot_proto_rawDesc)),
 			NumEnums:      1,
 			NumMessages:   1,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
-		GoTypes:           file_snapshot_proto_goTypes,
-		DependencyIndexes: file_snapshot_proto_depIdxs,
-		EnumInfos:         file_snapshot_proto_enumTypes,
-		MessageInfos:      file_snapshot_proto_msgTypes,
+		GoTypes:           file_weir_hbasepb_snapshot_proto_goTypes,
+		DependencyIndexes: file_weir_hbasepb_snapshot_proto_depIdxs,
+		EnumInfos:         file_weir_hbasepb_snapshot_proto_enumTypes,
+		MessageInfos:      file_weir_hbasepb_snapshot_proto_msgTypes,
 	}.Build()
-	File_snapshot_proto = out.File
-	file_snapshot_proto_goTypes = nil
-	file_snapshot_proto_depIdxs = nil
+	File_weir_hbasepb_snapshot_proto = out.File
+	file_weir_hbasepb_snapshot_proto_goTypes = nil
+	file_weir_hbasepb_snapshot_proto_depIdxs = nil
 }

@@ -558,7 +558,7 @@ func TestServiceDescriptors(t *testing.T) {
 	}
 	for _, c := range cases {
 		var found bool
-		for _, fd := range []protoreflect.FileDescriptor{File_client_proto, File_master_proto, File_registry_proto, File_admin_proto} {
+		for _, fd := range []protoreflect.FileDescriptor{File_weir_hbasepb_client_proto, File_weir_hbasepb_master_proto, File_weir_hbasepb_registry_proto, File_weir_hbasepb_admin_proto} {
 			s := fd.Services().ByName(protoreflect.Name(c.svc))
 			if s == nil {
 				continue
