@@ -25,10 +25,9 @@ type command struct {
 
 func commands() map[string]command {
 	return map[string]command{
-		"version": {summary: "print the Weir version", run: runVersion},
-		"help":    {summary: "show this help", run: nil},
-		"standalone": {summary: "run etcd, a master and region servers in one process",
-			pending: "Cluster core and the HBase wire protocol"},
+		"version":      {summary: "print the Weir version", run: runVersion},
+		"help":         {summary: "show this help", run: nil},
+		"standalone":   {summary: "run etcd, a master and region servers in one process", run: runStandalone},
 		"master":       {summary: "run a master (distributed mode)", pending: "Cluster core and the HBase wire protocol"},
 		"regionserver": {summary: "run region servers (distributed mode)", pending: "Cluster core and the HBase wire protocol"},
 		"shell":        {summary: "HBase-syntax shell", pending: "Go client library and `weir shell`"},

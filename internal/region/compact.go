@@ -74,7 +74,7 @@ func (r *Region) collectGarbage(ctx context.Context) (GCStats, error) {
 		if len(gcRow(rowKeys, desc, now)) == 0 {
 			continue
 		}
-		n, err := r.cleanRow(ctx, prefix, rowKeys[0].k.Row, desc, now)
+		n, err := r.cleanRow(ctx, prefix, r.userRow(rowKeys[0].k.Row), desc, now)
 		if err != nil {
 			return st, err
 		}

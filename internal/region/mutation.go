@@ -184,13 +184,14 @@ type writeBuf struct{ key []byte }
 func (r *Region) addMutation(ctx context.Context, b *storage.Batch, wb *writeBuf, m *Mutation) error {
 	now := r.clock.next(m.Row, r.opts.Now())
 	tid := r.info.TableID
+	row := r.storedRow(m.Row)
 	if m.Type == MutationDelete && len(m.Cells) == 0 {
 		ts := m.Timestamp
 		if ts == 0 || ts == cell.LatestTimestamp {
 			ts = now
 		}
 		for _, f := range r.Descriptor().Families {
-			wb.key = storage.AppendCellKey(wb.key[:0], tid, m.Row, f.Name, nil, ts, uint8(cell.TypeDeleteFamily))
+			wb.key = storage.AppendCellKey(wb.key[:0], tid, row, f.Name, nil, ts, uint8(cell.TypeDeleteFamily))
 			if err := b.Set(wb.key, nil); err != nil {
 				return err
 			}
@@ -215,7 +216,7 @@ func (r *Region) addMutation(ctx context.Context, b *storage.Batch, wb *writeBuf
 				}
 			}
 		}
-		wb.key = storage.AppendCellKey(wb.key[:0], tid, m.Row, c.Family, c.Qualifier, ts, uint8(typ))
+		wb.key = storage.AppendCellKey(wb.key[:0], tid, row, c.Family, c.Qualifier, ts, uint8(typ))
 		var err error
 		if typ == cell.TypePut {
 			err = b.Set(wb.key, c.Value)
@@ -247,7 +248,7 @@ func (r *Region) getLocked(ctx context.Context, g Get) (Result, error) {
 	}
 	st := getStatePool.Get().(*getState)
 	defer st.release()
-	st.prefix = storage.AppendRowPrefix(st.prefix[:0], r.info.TableID, g.Row)
+	st.prefix = storage.AppendRowPrefix(st.prefix[:0], r.info.TableID, r.storedRow(g.Row))
 	st.upper = storage.RowUpperBound(st.upper[:0], st.prefix)
 	it, err := r.engine.NewIter(storage.IterOptions{Lower: st.prefix, Upper: st.upper})
 	if err != nil {

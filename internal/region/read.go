@@ -51,7 +51,7 @@ func (rr *rowReader) readFilteredRow(rowPrefix []byte) ([]cell.Cell, error) {
 			rr.endScan = true
 			return nil, nil
 		}
-		first := cell.Cell{Row: k.Row, Family: k.Family, Qualifier: k.Qualifier, Timestamp: k.Timestamp, Type: cell.Type(k.Type)}
+		first := cell.Cell{Row: rr.r.userRow(k.Row), Family: k.Family, Qualifier: k.Qualifier, Timestamp: k.Timestamp, Type: cell.Type(k.Type)}
 		if f.FilterRowKey(&first) {
 			if f.FilterAllRemaining() {
 				rr.endScan = true
@@ -59,7 +59,7 @@ func (rr *rowReader) readFilteredRow(rowPrefix []byte) ([]cell.Cell, error) {
 			return nil, nil
 		}
 	}
-	cells, err := rr.read(rowPrefix, k.Row, make([]cell.Cell, 0, 16))
+	cells, err := rr.read(rowPrefix, rr.r.userRow(k.Row), make([]cell.Cell, 0, 16))
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +142,7 @@ func (r *Region) newScanner(s Scan) (*Scanner, error) {
 	if !s.Reversed {
 		sc.cursor = r.lower
 		if len(s.StartRow) > 0 {
-			start := storage.AppendRowPrefix(nil, tid, s.StartRow)
+			start := storage.AppendRowPrefix(nil, tid, r.storedRow(s.StartRow))
 			if s.ExcludeStartRow {
 				start = storage.RowUpperBound(nil, start)
 			}
@@ -152,7 +152,7 @@ func (r *Region) newScanner(s Scan) (*Scanner, error) {
 		}
 		sc.stopKey = r.upper
 		if len(s.StopRow) > 0 {
-			stop := storage.AppendRowPrefix(nil, tid, s.StopRow)
+			stop := storage.AppendRowPrefix(nil, tid, r.storedRow(s.StopRow))
 			if s.IncludeStopRow {
 				stop = storage.RowUpperBound(nil, stop)
 			}
@@ -161,7 +161,7 @@ func (r *Region) newScanner(s Scan) (*Scanner, error) {
 	} else {
 		sc.cursor = r.upper
 		if len(s.StartRow) > 0 {
-			start := storage.AppendRowPrefix(nil, tid, s.StartRow)
+			start := storage.AppendRowPrefix(nil, tid, r.storedRow(s.StartRow))
 			if !s.ExcludeStartRow {
 				start = storage.RowUpperBound(nil, start)
 			}
@@ -169,7 +169,7 @@ func (r *Region) newScanner(s Scan) (*Scanner, error) {
 		}
 		sc.stopKey = r.lower
 		if len(s.StopRow) > 0 {
-			stop := storage.AppendRowPrefix(nil, tid, s.StopRow)
+			stop := storage.AppendRowPrefix(nil, tid, r.storedRow(s.StopRow))
 			if !s.IncludeStopRow {
 				stop = storage.RowUpperBound(nil, stop)
 			}

@@ -49,6 +49,17 @@ type Options struct {
 	MaxRowLength int
 	// Logger receives the region's logs. Default: discard.
 	Logger *slog.Logger
+	// RowOrder, when set, changes how rows sort in the store (hbase:meta
+	// sorts its rows by table, start key and region id, not bytewise).
+	// Default: HBase's unsigned byte order.
+	RowOrder RowOrder
+}
+
+// RowOrder maps rows to stored row keys whose byte order is the order
+// wanted. Encode must be strictly order preserving and Decode its inverse.
+type RowOrder interface {
+	Encode(dst, row []byte) []byte
+	Decode(stored []byte) []byte
 }
 
 // EnsureDefaults fills zero fields in.
@@ -131,9 +142,9 @@ func Open(engine *storage.Engine, info Info, desc TableDescriptor, opts Options)
 		info:   info,
 		opts:   opts,
 		engine: engine,
-		lower:  storage.RegionLowerBound(info.TableID, info.StartKey),
-		upper:  storage.RegionUpperBound(info.TableID, info.EndKey),
 	}
+	r.lower = storage.RegionLowerBound(info.TableID, r.storedRow(info.StartKey))
+	r.upper = storage.RegionUpperBound(info.TableID, r.storedRow(info.EndKey))
 	d := desc
 	r.mu.desc = &d
 	return r, nil
@@ -223,4 +234,21 @@ func (c *rowClock) observe(row []byte, ts int64) {
 			return
 		}
 	}
+}
+
+// storedRow is the row as stored (Options.RowOrder applied). An empty row
+// stays empty: it stands for an unbounded region edge.
+func (r *Region) storedRow(row []byte) []byte {
+	if r.opts.RowOrder == nil || len(row) == 0 {
+		return row
+	}
+	return r.opts.RowOrder.Encode(nil, row)
+}
+
+// userRow is the inverse of storedRow.
+func (r *Region) userRow(stored []byte) []byte {
+	if r.opts.RowOrder == nil {
+		return stored
+	}
+	return r.opts.RowOrder.Decode(stored)
 }

@@ -115,7 +115,7 @@ func (r *Region) readModifyWrite(ctx context.Context, op *ReadModifyWrite, modif
 			return Result{}, invalidf("cell %s:%s of row %q would exceed the %d byte limit", c.Family, c.Qualifier, op.Row, r.opts.MaxCellSize)
 		}
 		if write {
-			key = storage.AppendCellKey(key[:0], r.info.TableID, op.Row, c.Family, c.Qualifier, ts, uint8(cell.TypePut))
+			key = storage.AppendCellKey(key[:0], r.info.TableID, r.storedRow(op.Row), c.Family, c.Qualifier, ts, uint8(cell.TypePut))
 			if err := b.Set(key, v); err != nil {
 				return Result{}, err
 			}

@@ -326,7 +326,7 @@ func (rr *rowReader) seekHint(c *cell.Cell) bool {
 	if typ == 0 {
 		typ = 255 // HBase's Type.Maximum: the first key at that timestamp
 	}
-	rr.seekBuf = storage.AppendRowPrefix(rr.seekBuf[:0], rr.r.info.TableID, hint.Row)
+	rr.seekBuf = storage.AppendRowPrefix(rr.seekBuf[:0], rr.r.info.TableID, rr.r.storedRow(hint.Row))
 	rr.seekBuf = storage.AppendFamilyPrefix(rr.seekBuf[:0], rr.seekBuf, hint.Family)
 	if len(hint.Qualifier) > 0 || hint.Timestamp != cell.LatestTimestamp {
 		rr.seekBuf = storage.AppendColumnPrefix(rr.seekBuf[:0], rr.seekBuf, hint.Qualifier)

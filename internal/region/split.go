@@ -89,7 +89,7 @@ func (r *Region) MidKey(ctx context.Context) ([]byte, error) {
 			if !ok {
 				continue
 			}
-			below, err := r.engine.EstimateDiskUsage(r.lower, storage.AppendRowPrefix(nil, r.info.TableID, row))
+			below, err := r.engine.EstimateDiskUsage(r.lower, storage.AppendRowPrefix(nil, r.info.TableID, r.storedRow(row)))
 			if err != nil {
 				return nil, err
 			}
@@ -119,10 +119,11 @@ func absDiff(a, b uint64) uint64 {
 // both halves non-empty.
 func (r *Region) splittableRow(key []byte) ([]byte, bool) {
 	n := storage.RowPrefixLen(key)
-	_, row, err := storage.DecodeRow(key)
+	_, stored, err := storage.DecodeRow(key)
 	if err != nil {
 		return nil, false
 	}
+	row := r.userRow(stored)
 	if bytes.Compare(row, r.info.StartKey) <= 0 || !r.info.ContainsRow(row) {
 		return nil, false
 	}

@@ -90,7 +90,8 @@ final class WeirServer implements AutoCloseable {
         "--bind", "127.0.0.1",
         "--port", Integer.toString(ports[0]),
         "--regionserver-port", Integer.toString(ports[1]),
-        "--etcd-port", Integer.toString(ports[2]));
+        "--etcd-port", Integer.toString(ports[2]),
+        "--log-level", System.getProperty("weir.logLevel", "warn"));
     // Output goes straight to the log file (not through a pipe), so nothing Weir prints while
     // shutting down is lost when Process.destroy() closes the pipes.
     Files.writeString(logFile, "# " + String.join(" ", cmd) + "\n", StandardCharsets.UTF_8);

@@ -1,0 +1,76 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/weirdb/weir/internal/cluster"
+)
+
+// runStandalone runs etcd, a master and region servers in this process
+// until SIGINT or SIGTERM.
+func runStandalone(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("weir standalone", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	data := fs.String("data", "weir-data", "data directory (etcd data, region server stores)")
+	bind := fs.String("bind", "127.0.0.1", "address to listen on")
+	port := fs.Int("port", 16000, "master port: HBase clients bootstrap here")
+	rsPort := fs.Int("regionserver-port", 16020, "first region server's port; server i uses port+i")
+	etcdPort := fs.Int("etcd-port", 16100, "embedded etcd client port")
+	rsCount := fs.Int("regionservers", 1, "number of region servers")
+	logLevel := fs.String("log-level", "warn", "log level: debug, info, warn, error")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "weir standalone: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
+		fmt.Fprintf(stderr, "weir standalone: bad --log-level %q: want debug, info, warn or error\n", *logLevel)
+		return 2
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	start := time.Now()
+	c, err := cluster.Start(ctx, cluster.Config{
+		DataDir:          *data,
+		Bind:             *bind,
+		MasterPort:       *port,
+		RegionServerPort: *rsPort,
+		EtcdPort:         *etcdPort,
+		RegionServers:    *rsCount,
+		Logger:           logger,
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "weir standalone: %v\n", err)
+		return 1
+	}
+	var rss []string
+	for _, rs := range c.RegionServers {
+		rss = append(rss, rs.Addr())
+	}
+	fmt.Fprintf(stdout, "Weir standalone is ready in %v\n", time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(stdout, "  cluster id:      %s\n", c.Master.ClusterID())
+	fmt.Fprintf(stdout, "  master:          %s\n", c.MasterAddr())
+	fmt.Fprintf(stdout, "  region servers:  %s\n", strings.Join(rss, " "))
+	fmt.Fprintf(stdout, "  etcd:            %s\n", c.Etcd.ClientURL())
+	fmt.Fprintf(stdout, "  data:            %s\n", *data)
+	fmt.Fprintf(stdout, "HBase clients: hbase.client.registry.impl=org.apache.hadoop.hbase.client.RpcConnectionRegistry\n")
+	fmt.Fprintf(stdout, "               hbase.client.bootstrap.servers=%s\n", c.MasterAddr())
+	<-ctx.Done()
+	fmt.Fprintln(stdout, "Weir standalone: stopping")
+	c.Close()
+	fmt.Fprintln(stdout, "Weir standalone: stopped")
+	return 0
+}

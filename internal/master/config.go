@@ -1,0 +1,88 @@
+// Package master is Weir's master: it holds the catalog in etcd, runs DDL,
+// assigns regions to region servers, serves the HBase client's bootstrap
+// (ClientMetaService), MasterService, and the hbase:meta view clients scan
+// to find regions. Masters elect an active one through etcd; the others
+// wait as backups and take over when it dies.
+package master
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// Config configures a master. Zero fields take the documented defaults.
+type Config struct {
+	// Bind is the RPC listen address. Default 127.0.0.1.
+	Bind string
+	// Port is the RPC port (client bootstrap); 0 picks a free one (tests).
+	// Default 16000.
+	Port int
+	// Advertise is the host name clients use to reach the master. Default:
+	// Bind.
+	Advertise string
+	// Etcd is the coordination client. Required; the caller owns it.
+	Etcd *clientv3.Client
+	// CatalogPrefix is the catalog's etcd prefix. Default "/weir".
+	CatalogPrefix string
+	// SessionTTL is how long an active master's leadership outlives its
+	// last heartbeat: a backup takes over after at most this. Default 5 s.
+	SessionTTL time.Duration
+	// AssignInterval is how often the assignment manager re-checks the
+	// catalog besides reacting to changes. Default 1 s.
+	AssignInterval time.Duration
+	// MaxRequestSize bounds one RPC frame. Default 256 MiB.
+	MaxRequestSize int
+	// Logger receives the master's logs. Default: discard.
+	Logger *slog.Logger
+}
+
+// EnsureDefaults fills zero fields in.
+func (c *Config) EnsureDefaults() {
+	if c.Bind == "" {
+		c.Bind = "127.0.0.1"
+	}
+	if c.Advertise == "" {
+		c.Advertise = c.Bind
+	}
+	if c.CatalogPrefix == "" {
+		c.CatalogPrefix = "/weir"
+	}
+	if c.SessionTTL == 0 {
+		c.SessionTTL = 5 * time.Second
+	}
+	if c.AssignInterval == 0 {
+		c.AssignInterval = time.Second
+	}
+	if c.MaxRequestSize == 0 {
+		c.MaxRequestSize = 256 << 20
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+}
+
+// Validate reports every impossible setting.
+func (c *Config) Validate() error {
+	var errs []error
+	if c.Etcd == nil {
+		errs = append(errs, errors.New("master: no etcd client"))
+	}
+	if net.ParseIP(c.Bind) == nil {
+		errs = append(errs, fmt.Errorf("master: bind address %q is not an IP address", c.Bind))
+	}
+	if c.Port < 0 || c.Port > 65535 {
+		errs = append(errs, fmt.Errorf("master: port %d out of range", c.Port))
+	}
+	if c.SessionTTL < time.Second {
+		errs = append(errs, fmt.Errorf("master: SessionTTL %v is below 1s", c.SessionTTL))
+	}
+	if c.AssignInterval < 10*time.Millisecond {
+		errs = append(errs, fmt.Errorf("master: AssignInterval %v is below 10ms", c.AssignInterval))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,105 @@
+package regionserver
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/weirdb/weir/internal/storage"
+)
+
+// Config configures one region server instance. Zero fields take the
+// documented defaults (EnsureDefaults).
+type Config struct {
+	// DataDir holds the instance's Pebble store. Required.
+	DataDir string
+	// Bind is the address the RPC port listens on. Default 127.0.0.1.
+	Bind string
+	// Port is the RPC port; 0 picks a free one (tests). Default 16020.
+	Port int
+	// Advertise is the host name other processes use to reach this server.
+	// Default: Bind.
+	Advertise string
+	// HostID names the machine the instance runs on; co-located instances
+	// share it. Default: the OS host name.
+	HostID string
+	// Instance is the instance's index on its host. Default 0.
+	Instance int
+	// Etcd is the coordination client. Required; the caller owns it.
+	Etcd *clientv3.Client
+	// CatalogPrefix is the catalog's etcd prefix. Default "/weir".
+	CatalogPrefix string
+	// LeaseTTL is how long the server's registration outlives its last
+	// heartbeat: the time to detect a dead server. Default 10 s.
+	LeaseTTL time.Duration
+	// ScannerLease is how long an idle scanner lives, HBase's
+	// hbase.client.scanner.timeout.period. Default 60 s.
+	ScannerLease time.Duration
+	// MaxRequestSize bounds one RPC frame, hbase.ipc.max.request.size.
+	// Default 256 MiB.
+	MaxRequestSize int
+	// Storage tunes the Pebble store; Dir and FS are taken from DataDir.
+	Storage storage.Options
+	// Logger receives the server's logs. Default: discard.
+	Logger *slog.Logger
+}
+
+// EnsureDefaults fills zero fields in.
+func (c *Config) EnsureDefaults() {
+	if c.Bind == "" {
+		c.Bind = "127.0.0.1"
+	}
+	if c.Advertise == "" {
+		c.Advertise = c.Bind
+	}
+	if c.HostID == "" {
+		c.HostID, _ = os.Hostname()
+	}
+	if c.CatalogPrefix == "" {
+		c.CatalogPrefix = "/weir"
+	}
+	if c.LeaseTTL == 0 {
+		c.LeaseTTL = 10 * time.Second
+	}
+	if c.ScannerLease == 0 {
+		c.ScannerLease = 60 * time.Second
+	}
+	if c.MaxRequestSize == 0 {
+		c.MaxRequestSize = 256 << 20
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+}
+
+// Validate reports every impossible setting.
+func (c *Config) Validate() error {
+	var errs []error
+	if c.DataDir == "" {
+		errs = append(errs, errors.New("regionserver: DataDir is empty"))
+	}
+	if c.Etcd == nil {
+		errs = append(errs, errors.New("regionserver: no etcd client"))
+	}
+	if net.ParseIP(c.Bind) == nil {
+		errs = append(errs, fmt.Errorf("regionserver: bind address %q is not an IP address", c.Bind))
+	}
+	if c.Port < 0 || c.Port > 65535 {
+		errs = append(errs, fmt.Errorf("regionserver: port %d out of range", c.Port))
+	}
+	if c.LeaseTTL < time.Second {
+		errs = append(errs, fmt.Errorf("regionserver: LeaseTTL %v is below 1s", c.LeaseTTL))
+	}
+	if c.ScannerLease < time.Second {
+		errs = append(errs, fmt.Errorf("regionserver: ScannerLease %v is below 1s", c.ScannerLease))
+	}
+	if c.MaxRequestSize < 1<<10 {
+		errs = append(errs, fmt.Errorf("regionserver: MaxRequestSize %d is below 1 KiB", c.MaxRequestSize))
+	}
+	return errors.Join(errs...)
+}

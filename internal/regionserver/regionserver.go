@@ -1,0 +1,187 @@
+// Package regionserver hosts regions: it opens the ones the catalog assigns
+// to it on its Pebble store, serves HBase's ClientService and AdminService
+// over the HBase RPC protocol, and keeps its registration alive in etcd.
+package regionserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"go.etcd.io/etcd/client/v3/concurrency"
+
+	"github.com/weirdb/weir/internal/clientsvc"
+	"github.com/weirdb/weir/internal/hbaserpc"
+	"github.com/weirdb/weir/internal/lifecycle"
+	"github.com/weirdb/weir/internal/meta"
+	"github.com/weirdb/weir/internal/storage"
+)
+
+const retryDelay = 500 * time.Millisecond
+
+// RegionServer is one running region server instance.
+type RegionServer struct {
+	cfg       Config
+	log       *slog.Logger
+	engine    *storage.Engine
+	catalog   *meta.Catalog
+	rpc       *hbaserpc.Server
+	regions   regionSet
+	client    *clientsvc.Service
+	group     *lifecycle.Group
+	addr      string // advertised "host:port"
+	startCode int64
+	clusterID string
+}
+
+// Start opens the store, starts serving RPCs, registers in the catalog and
+// begins opening the regions assigned to it.
+func Start(ctx context.Context, cfg Config) (*RegionServer, error) {
+	cfg.EnsureDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	so := cfg.Storage
+	so.Dir = filepath.Join(cfg.DataDir, "store")
+	if so.Logger == nil {
+		so.Logger = cfg.Logger
+	}
+	engine, err := storage.Open(so)
+	if err != nil {
+		return nil, err
+	}
+	rs := &RegionServer{
+		cfg:       cfg,
+		log:       cfg.Logger.With("component", "regionserver", "instance", cfg.Instance),
+		engine:    engine,
+		catalog:   meta.New(cfg.Etcd, cfg.CatalogPrefix),
+		group:     lifecycle.New(ctx),
+		startCode: time.Now().UnixMilli(),
+	}
+	rs.client = clientsvc.New(&rs.regions, cfg.ScannerLease, rs.log)
+	if rs.clusterID, err = rs.catalog.ClusterID(ctx); err != nil {
+		rs.client.Close()
+		_ = engine.Close()
+		return nil, err
+	}
+	rpc, err := hbaserpc.NewServer(hbaserpc.ServerConfig{
+		Addr:           net.JoinHostPort(cfg.Bind, strconv.Itoa(cfg.Port)),
+		MaxRequestSize: cfg.MaxRequestSize,
+		ClusterID:      func() string { return rs.clusterID },
+		Services: map[string]hbaserpc.Handler{
+			"ClientService": rs.client,
+			"AdminService":  adminService{rs},
+		},
+		Logger: rs.log,
+	})
+	if err != nil {
+		rs.client.Close()
+		_ = engine.Close()
+		return nil, fmt.Errorf("regionserver: %w", err)
+	}
+	rs.rpc = rpc
+	rs.addr = net.JoinHostPort(cfg.Advertise, strconv.Itoa(rpc.Addr().(*net.TCPAddr).Port))
+	rs.group.Go(func(context.Context) {
+		if err := rpc.Serve(); err != nil {
+			rs.log.Error("regionserver: RPC server stopped", "err", err)
+		}
+	})
+	if err := rs.register(ctx); err != nil {
+		rs.Close()
+		return nil, err
+	}
+	rs.group.Go(rs.assignmentLoop)
+	rs.log.Info("regionserver: started", "addr", rs.addr, "data", cfg.DataDir)
+	return rs, nil
+}
+
+// Addr is the server's advertised "host:port".
+func (rs *RegionServer) Addr() string { return rs.addr }
+
+// StartCode identifies this incarnation of the server.
+func (rs *RegionServer) StartCode() int64 { return rs.startCode }
+
+// Info is the server's registration record.
+func (rs *RegionServer) Info() meta.ServerInfo {
+	host, portStr, _ := net.SplitHostPort(rs.addr)
+	port, _ := strconv.Atoi(portStr)
+	return meta.ServerInfo{Host: host, Port: port, StartCode: rs.startCode, HostID: rs.cfg.HostID, Instance: rs.cfg.Instance}
+}
+
+// register puts the server's record under an etcd session lease and keeps
+// renewing it in the background; if the session is lost (etcd unreachable
+// longer than the TTL), it registers again.
+func (rs *RegionServer) register(ctx context.Context) error {
+	sess, err := rs.newSession(ctx)
+	if err != nil {
+		return err
+	}
+	rs.group.Go(func(ctx context.Context) {
+		for {
+			select {
+			case <-ctx.Done():
+				_ = sess.Close() // revokes the lease: the master sees us leave at once
+				return
+			case <-sess.Done():
+				rs.log.Warn("regionserver: etcd session lost; registering again")
+				for ctx.Err() == nil {
+					if sess, err = rs.newSession(ctx); err == nil {
+						break
+					}
+					rs.log.Warn("regionserver: registration failed", "err", err)
+					sleepCtx(ctx, retryDelay)
+				}
+			}
+		}
+	})
+	return nil
+}
+
+func (rs *RegionServer) newSession(ctx context.Context) (*concurrency.Session, error) {
+	sess, err := concurrency.NewSession(rs.cfg.Etcd, concurrency.WithTTL(int(max(rs.cfg.LeaseTTL/time.Second, 1))),
+		concurrency.WithContext(rs.group.Context()))
+	if err != nil {
+		return nil, fmt.Errorf("regionserver: etcd session: %w", err)
+	}
+	b, err := json.Marshal(rs.Info())
+	if err != nil {
+		return nil, err
+	}
+	if _, err := rs.cfg.Etcd.Put(ctx, rs.catalog.ServersPrefix()+rs.addr, string(b), clientv3WithLease(sess)); err != nil {
+		_ = sess.Close()
+		return nil, fmt.Errorf("regionserver: registering %s: %w", rs.addr, err)
+	}
+	return sess, nil
+}
+
+// Close deregisters, stops serving, closes every region and the store.
+func (rs *RegionServer) Close() {
+	// The RPC server first: its Serve goroutine belongs to the group.
+	if rs.rpc != nil {
+		_ = rs.rpc.Close()
+	}
+	rs.group.Stop()
+	rs.client.Close()
+	for _, h := range rs.regions.all() {
+		rs.regions.remove(h.name)
+		_ = h.r.Close()
+	}
+	if err := rs.engine.Close(); err != nil {
+		rs.log.Error("regionserver: closing store", "err", err)
+	}
+	rs.log.Info("regionserver: stopped", "addr", rs.addr)
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
