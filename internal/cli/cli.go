@@ -28,8 +28,9 @@ func commands() map[string]command {
 		"version":      {summary: "print the Weir version", run: runVersion},
 		"help":         {summary: "show this help", run: nil},
 		"standalone":   {summary: "run etcd, a master and region servers in one process", run: runStandalone},
-		"master":       {summary: "run a master (distributed mode)", pending: "Cluster core and the HBase wire protocol"},
-		"regionserver": {summary: "run region servers (distributed mode)", pending: "Cluster core and the HBase wire protocol"},
+		"master":       {summary: "run a master (distributed mode; --etcd URLS)", run: runMaster},
+		"regionserver": {summary: "run region servers (distributed mode; --etcd URLS)", run: runRegionServer},
+		"etcd":         {summary: "run a single-member etcd for a distributed cluster", run: runEtcd},
 		"shell":        {summary: "HBase-syntax shell", pending: "Go client library and `weir shell`"},
 		"bench":        {summary: "YCSB-compatible benchmark and the seed studies", pending: "`weir bench`"},
 	}

@@ -1,0 +1,185 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/weirdb/weir/internal/coord"
+	"github.com/weirdb/weir/internal/master"
+	"github.com/weirdb/weir/internal/regionserver"
+)
+
+// common flags of the long-running commands.
+type serverFlags struct {
+	bind     string
+	logLevel string
+}
+
+func (f *serverFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.bind, "bind", "127.0.0.1", "address to listen on")
+	fs.StringVar(&f.logLevel, "log-level", "warn", "log level: debug, info, warn, error")
+}
+
+func (f *serverFlags) logger(name string, stderr io.Writer) (*slog.Logger, error) {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
+		return nil, fmt.Errorf("weir %s: bad --log-level %q: want debug, info, warn or error", name, f.logLevel)
+	}
+	return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})), nil
+}
+
+func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) bool {
+	fs.SetOutput(stderr)
+	if err := fs.Parse(args); err != nil {
+		return false
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "%s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
+		return false
+	}
+	return true
+}
+
+func splitEndpoints(s string) []string {
+	var out []string
+	for _, e := range strings.Split(s, ",") {
+		if e = strings.TrimSpace(e); e != "" {
+			if !strings.Contains(e, "://") {
+				e = "http://" + e
+			}
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func signalContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
+
+// runEtcd runs a single-member etcd for a distributed Weir cluster.
+func runEtcd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("weir etcd", flag.ContinueOnError)
+	var sf serverFlags
+	sf.register(fs)
+	data := fs.String("data", "weir-etcd", "data directory")
+	clientPort := fs.Int("client-port", 2379, "etcd client port")
+	peerPort := fs.Int("peer-port", 2380, "etcd peer port")
+	if !parseFlags(fs, args, stderr) {
+		return 2
+	}
+	log, err := sf.logger("etcd", stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 2
+	}
+	ctx, stop := signalContext()
+	defer stop()
+	e, err := coord.StartEmbedded(coord.EmbeddedConfig{Dir: *data, Bind: sf.bind, ClientPort: *clientPort, PeerPort: *peerPort, Logger: log})
+	if err != nil {
+		fmt.Fprintf(stderr, "weir etcd: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "Weir etcd is ready: %s (data %s)\n", e.ClientURL(), *data)
+	<-ctx.Done()
+	e.Close()
+	return 0
+}
+
+// runMaster runs a master against an etcd cluster; several masters elect
+// one active, the others wait as backups.
+func runMaster(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("weir master", flag.ContinueOnError)
+	var sf serverFlags
+	sf.register(fs)
+	etcd := fs.String("etcd", "127.0.0.1:2379", "etcd endpoints, comma separated")
+	port := fs.Int("port", 16000, "RPC port (client bootstrap)")
+	advertise := fs.String("advertise", "", "host name clients use to reach this master (default: --bind)")
+	if !parseFlags(fs, args, stderr) {
+		return 2
+	}
+	log, err := sf.logger("master", stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 2
+	}
+	ctx, stop := signalContext()
+	defer stop()
+	cli, err := coord.Connect(ctx, splitEndpoints(*etcd), 5*time.Second)
+	if err != nil {
+		fmt.Fprintf(stderr, "weir master: %v\n", err)
+		return 1
+	}
+	defer cli.Close()
+	m, err := master.Start(ctx, master.Config{Bind: sf.bind, Port: *port, Advertise: *advertise, Etcd: cli, Logger: log})
+	if err != nil {
+		fmt.Fprintf(stderr, "weir master: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "Weir master serving on %s (cluster %s); it leads once elected, else waits as a backup\n", m.Addr(), m.ClusterID())
+	<-ctx.Done()
+	m.Close()
+	return 0
+}
+
+// runRegionServer runs one or more region server instances on this host.
+func runRegionServer(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("weir regionserver", flag.ContinueOnError)
+	var sf serverFlags
+	sf.register(fs)
+	etcd := fs.String("etcd", "127.0.0.1:2379", "etcd endpoints, comma separated")
+	data := fs.String("data", "weir-rs", "data directory; instance i uses <data>/rs-<i>")
+	port := fs.Int("port", 16020, "first instance's RPC port; instance i uses port+i")
+	instances := fs.Int("instances", 1, "region server instances to run on this host")
+	hostID := fs.String("host-id", "", "host identity shared by the instances (default: the host name)")
+	advertise := fs.String("advertise", "", "host name clients use to reach these servers (default: --bind)")
+	if !parseFlags(fs, args, stderr) {
+		return 2
+	}
+	if *instances < 1 || *instances > 64 {
+		fmt.Fprintf(stderr, "weir regionserver: --instances %d: want 1 to 64\n", *instances)
+		return 2
+	}
+	log, err := sf.logger("regionserver", stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 2
+	}
+	ctx, stop := signalContext()
+	defer stop()
+	cli, err := coord.Connect(ctx, splitEndpoints(*etcd), 5*time.Second)
+	if err != nil {
+		fmt.Fprintf(stderr, "weir regionserver: %v\n", err)
+		return 1
+	}
+	defer cli.Close()
+	var servers []*regionserver.RegionServer
+	defer func() {
+		for i := len(servers) - 1; i >= 0; i-- {
+			servers[i].Close()
+		}
+	}()
+	for i := 0; i < *instances; i++ {
+		rs, err := regionserver.Start(ctx, regionserver.Config{
+			DataDir: filepath.Join(*data, fmt.Sprintf("rs-%d", i)), Bind: sf.bind, Port: *port + i,
+			Advertise: *advertise, HostID: *hostID, Instance: i, Etcd: cli, Logger: log,
+		})
+		if err != nil {
+			fmt.Fprintf(stderr, "weir regionserver: instance %d: %v\n", i, err)
+			return 1
+		}
+		servers = append(servers, rs)
+		fmt.Fprintf(stdout, "Weir region server %d serving on %s\n", i, rs.Addr())
+	}
+	<-ctx.Done()
+	return 0
+}
