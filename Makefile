@@ -12,15 +12,19 @@ help: ## print the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN{FS=":.*## "}{printf "  make %-10s %s\n", $$1, $$2}'
 
 .PHONY: setup
-setup: ## fetch every Go module the build and tests need
+setup: ## fetch every Go module and Maven artifact the build and tests need
 	$(GO) mod download
+	mvn -q -f tests/javaclient/pom.xml test-compile
 
 .PHONY: build
 build: ## build bin/weir
 	$(GO) build -o $(BIN)/weir ./cmd/weir
 
 .PHONY: test
-test: ## unit and integration tests with -race and invariants
+test: test-go test-java ## every test: Go (race, invariants) and the Java client conformance suite
+
+.PHONY: test-go
+test-go: ## Go unit and integration tests with -race and invariants
 	$(GO) test $(TESTFLAGS) $(PKGS)
 
 .PHONY: test-short
@@ -29,7 +33,9 @@ test-short: ## quick tests without the race detector
 
 .PHONY: test-java
 test-java: build ## HBase 2.6.4 Java client conformance tests against bin/weir (needs Java 17 + Maven)
-	mvn -q -f tests/javaclient/pom.xml test -Dweir.binary=$(CURDIR)/$(BIN)/weir
+	rm -rf tests/javaclient/target/surefire-reports
+	mvn -q -f tests/javaclient/pom.xml test -Dweir.binary=$(CURDIR)/$(BIN)/weir || { tests/javaclient/summary.sh; exit 1; }
+	tests/javaclient/summary.sh
 
 .PHONY: bench
 bench: ## benchmarks (storage and region); BENCH=regexp to narrow
