@@ -27,6 +27,8 @@ var rules = []struct {
 		"internal/master", "internal/quota", "internal/hbaserpc", "internal/rpc", "client", "shell", "bench"}},
 	{pkg: "internal/region", forbidden: []string{"internal/regionserver", "internal/master", "internal/quota",
 		"internal/hbaserpc", "internal/rpc", "internal/meta", "client", "shell", "bench", "internal/cli"}},
+	{pkg: "internal/filterpb", forbidden: []string{"internal/storage", "internal/region", "internal/regionserver",
+		"internal/master", "internal/meta", "internal/quota", "internal/clientsvc", "client", "shell", "bench"}},
 	{pkg: "client", forbidden: []string{"internal/region", "internal/storage", "internal/regionserver",
 		"internal/master", "internal/quota", "shell", "bench"}},
 }

@@ -1,16 +1,14 @@
 package hbaseconv
 
 import (
-	"bytes"
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
 
 	"github.com/weirdb/weir/internal/cell"
-	"github.com/weirdb/weir/internal/filter"
+	"github.com/weirdb/weir/internal/filterpb"
 	"github.com/weirdb/weir/internal/hbasepb"
 )
 
@@ -28,66 +26,6 @@ var testCells = []cell.Cell{
 	kv("b1", "g", "p", 1, "yy"),
 }
 
-// run feeds cells (sorted, one version per column) through f roughly as a
-// region does and renders the rows returned as "row[fam:qual=value ...]".
-// NextRow skips the rest of the family in the row (a store's row), seek
-// hints are treated as skips, and empty rows are dropped.
-func run(f filter.Filter, cells []cell.Cell) string {
-	var out []string
-	for i := 0; i < len(cells); {
-		j := i
-		for j < len(cells) && bytes.Equal(cells[j].Row, cells[i].Row) {
-			j++
-		}
-		row := cells[i:j]
-		i = j
-		if f.FilterAllRemaining() {
-			break
-		}
-		f.Reset()
-		if f.FilterRowKey(&row[0]) {
-			continue
-		}
-		var kept []cell.Cell
-		skipFam := []byte(nil)
-		for k := 0; k < len(row); k++ {
-			c := row[k].Clone()
-			if skipFam != nil && bytes.Equal(c.Family, skipFam) {
-				continue
-			}
-			skipFam = nil
-			rc := f.FilterCell(&c)
-			switch rc {
-			case filter.Include, filter.IncludeAndNextCol:
-				kept = append(kept, f.TransformCell(c))
-			case filter.IncludeAndSeekNextRow:
-				kept = append(kept, f.TransformCell(c))
-				skipFam = c.Family
-			case filter.NextRow:
-				skipFam = c.Family
-			}
-			if f.FilterAllRemaining() {
-				break
-			}
-		}
-		if f.HasFilterRow() {
-			kept = f.FilterRowCells(kept)
-			if len(kept) > 0 && f.FilterRow() {
-				kept = nil
-			}
-		}
-		if len(kept) == 0 {
-			continue
-		}
-		parts := make([]string, len(kept))
-		for k, c := range kept {
-			parts[k] = fmt.Sprintf("%s:%s=%s", c.Family, c.Qualifier, c.Value)
-		}
-		out = append(out, fmt.Sprintf("%s[%s]", row[0].Row, strings.Join(parts, " ")))
-	}
-	return strings.Join(out, " ")
-}
-
 func mustMarshal(t testing.TB, m proto.Message) []byte {
 	t.Helper()
 	b, err := proto.MarshalOptions{AllowPartial: true}.Marshal(m)
@@ -97,20 +35,12 @@ func mustMarshal(t testing.TB, m proto.Message) []byte {
 	return b
 }
 
-func pbFilter(t testing.TB, class string, m proto.Message) *hbasepb.Filter {
-	return &hbasepb.Filter{Name: proto.String(class), SerializedFilter: mustMarshal(t, m)}
-}
-
 func pbComparator(t testing.TB, class string, m proto.Message) *hbasepb.Comparator {
 	return &hbasepb.Comparator{Name: proto.String(class), SerializedComparator: mustMarshal(t, m)}
 }
 
 func binCmp(t testing.TB, v string) *hbasepb.Comparator {
-	return pbComparator(t, ClassBinaryComparator, &hbasepb.BinaryComparator{Comparable: &hbasepb.ByteArrayComparable{Value: []byte(v)}})
-}
-
-func cmpFilter(op hbasepb.CompareType, c *hbasepb.Comparator) *hbasepb.CompareFilter {
-	return &hbasepb.CompareFilter{CompareOp: op.Enum(), Comparator: c}
+	return pbComparator(t, filterpb.ClassBinaryComparator, &hbasepb.BinaryComparator{Comparable: &hbasepb.ByteArrayComparable{Value: []byte(v)}})
 }
 
 // wantErr fails unless err is non-nil, wraps ErrInvalid and mentions

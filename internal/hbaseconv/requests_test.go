@@ -8,6 +8,7 @@ import (
 
 	"github.com/weirdb/weir/internal/cell"
 	"github.com/weirdb/weir/internal/filter"
+	"github.com/weirdb/weir/internal/filterpb"
 	"github.com/weirdb/weir/internal/hbasepb"
 	"github.com/weirdb/weir/internal/region"
 )
@@ -91,7 +92,7 @@ func TestGetFromPBErrors(t *testing.T) {
 		{"inverted time range", &hbasepb.Get{Row: []byte("r"), TimeRange: &hbasepb.TimeRange{From: proto.Uint64(9), To: proto.Uint64(3)}}, []string{"[9, 3)"}},
 		{"time range overflow", &hbasepb.Get{Row: []byte("r"), TimeRange: &hbasepb.TimeRange{To: proto.Uint64(1 << 63)}}, []string{"time range to"}},
 		{"empty family", &hbasepb.Get{Row: []byte("r"), Column: []*hbasepb.Column{{}}}, []string{"column 0 has an empty family"}},
-		{"bad filter", &hbasepb.Get{Row: []byte("r"), Filter: &hbasepb.Filter{Name: proto.String(ClassPageFilter), SerializedFilter: []byte{0xff}}}, []string{"get filter", "PageFilter"}},
+		{"bad filter", &hbasepb.Get{Row: []byte("r"), Filter: &hbasepb.Filter{Name: proto.String(filterpb.ClassPageFilter), SerializedFilter: []byte{0xff}}}, []string{"get filter", "PageFilter"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := GetFromPB(tc.pb)
@@ -180,7 +181,7 @@ func TestConditionRoundTrip(t *testing.T) {
 	}
 	// A nil comparator travels as NullComparator.
 	pb, err := ConditionToPB([]byte("r"), region.Condition{Family: []byte("f"), Op: filter.Equal})
-	if err != nil || pb.GetComparator().GetName() != ClassNullComparator {
+	if err != nil || pb.GetComparator().GetName() != filterpb.ClassNullComparator {
 		t.Errorf("nil comparator: %v, %v", pb, err)
 	}
 }

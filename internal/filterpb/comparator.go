@@ -1,4 +1,4 @@
-package hbaseconv
+package filterpb
 
 import (
 	"fmt"
