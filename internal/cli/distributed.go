@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"time"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
+
 	"github.com/weirdb/weir/internal/coord"
 	"github.com/weirdb/weir/internal/master"
 	"github.com/weirdb/weir/internal/regionserver"
@@ -36,6 +38,38 @@ func (f *serverFlags) logger(name string, stderr io.Writer) (*slog.Logger, error
 		return nil, fmt.Errorf("weir %s: bad --log-level %q: want debug, info, warn or error", name, f.logLevel)
 	}
 	return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})), nil
+}
+
+// serverEnv is what a distributed-mode server command runs with: a
+// signal-cancelled context, its logger and an etcd client.
+type serverEnv struct {
+	ctx  context.Context
+	stop context.CancelFunc
+	log  *slog.Logger
+	etcd *clientv3.Client
+}
+
+func (e *serverEnv) close() {
+	_ = e.etcd.Close()
+	e.stop()
+}
+
+// connect builds the logger, the signal context and the etcd client of a
+// server command; on failure it has printed why and returns the exit code.
+func (f *serverFlags) connect(name, endpoints string, stderr io.Writer) (*serverEnv, int) {
+	log, err := f.logger(name, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return nil, 2
+	}
+	ctx, stop := signalContext()
+	cli, err := coord.Connect(ctx, splitEndpoints(endpoints), 5*time.Second)
+	if err != nil {
+		stop()
+		fmt.Fprintf(stderr, "weir %s: %v\n", name, err)
+		return nil, 1
+	}
+	return &serverEnv{ctx: ctx, stop: stop, log: log, etcd: cli}, 0
 }
 
 func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) bool {
@@ -122,19 +156,12 @@ func runMaster(args []string, stdout, stderr io.Writer) int {
 	if !parseFlags(fs, args, stderr) {
 		return 2
 	}
-	log, err := sf.logger("master", stderr)
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return 2
+	env, code := sf.connect("master", *etcd, stderr)
+	if env == nil {
+		return code
 	}
-	ctx, stop := signalContext()
-	defer stop()
-	cli, err := coord.Connect(ctx, splitEndpoints(*etcd), 5*time.Second)
-	if err != nil {
-		fmt.Fprintf(stderr, "weir master: %v\n", err)
-		return 1
-	}
-	defer cli.Close()
+	defer env.close()
+	ctx, log, cli := env.ctx, env.log, env.etcd
 	m, err := master.Start(ctx, master.Config{Bind: sf.bind, Port: *port, Advertise: *advertise, Etcd: cli, Logger: log})
 	if err != nil {
 		fmt.Fprintf(stderr, "weir master: %v\n", err)
@@ -164,19 +191,12 @@ func runRegionServer(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "weir regionserver: --instances %d: want 1 to 64\n", *instances)
 		return 2
 	}
-	log, err := sf.logger("regionserver", stderr)
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return 2
+	env, code := sf.connect("regionserver", *etcd, stderr)
+	if env == nil {
+		return code
 	}
-	ctx, stop := signalContext()
-	defer stop()
-	cli, err := coord.Connect(ctx, splitEndpoints(*etcd), 5*time.Second)
-	if err != nil {
-		fmt.Fprintf(stderr, "weir regionserver: %v\n", err)
-		return 1
-	}
-	defer cli.Close()
+	defer env.close()
+	ctx, log, cli := env.ctx, env.log, env.etcd
 	var servers []*regionserver.RegionServer
 	defer func() {
 		for i := len(servers) - 1; i >= 0; i-- {

@@ -6,6 +6,7 @@ package lifecycle
 import (
 	"context"
 	"sync"
+	"time"
 )
 
 // Group owns a set of goroutines. The zero value is not usable; call New.
@@ -50,4 +51,14 @@ func (g *Group) Stop() {
 	g.mu.Unlock()
 	g.cancel()
 	g.wg.Wait()
+}
+
+// Sleep waits for d or until ctx ends, whichever comes first.
+func Sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
 }

@@ -131,7 +131,7 @@ func (m *Master) campaign(ctx context.Context) {
 			concurrency.WithContext(ctx))
 		if err != nil {
 			m.log.Warn("master: etcd session failed; retrying", "err", err)
-			sleep(ctx, time.Second)
+			lifecycle.Sleep(ctx, time.Second)
 			continue
 		}
 		el := concurrency.NewElection(sess, m.catalog.MasterPrefix())
@@ -139,7 +139,7 @@ func (m *Master) campaign(ctx context.Context) {
 			_ = sess.Close()
 			if ctx.Err() == nil && !errors.Is(err, context.Canceled) {
 				m.log.Warn("master: campaign failed; retrying", "err", err)
-				sleep(ctx, time.Second)
+				lifecycle.Sleep(ctx, time.Second)
 			}
 			continue
 		}
@@ -188,13 +188,4 @@ func (m *Master) Close() {
 	}
 	m.meta.close()
 	m.log.Info("master: stopped", "addr", m.addr)
-}
-
-func sleep(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
-	}
 }

@@ -121,21 +121,9 @@ func (rr *rowReader) read(rowPrefix, row []byte, out []cell.Cell) ([]cell.Cell, 
 		}
 		typ := cell.Type(k.Type)
 		if typ.IsFamilyMarker() {
-			if rr.q.raw {
-				if !rr.q.tr.Contains(k.Timestamp) {
-					rr.next()
-				} else if done := rr.emit(&k, nil, &out); done {
-					return out, nil
-				}
-				continue
-			} else if rr.includeMarker(k.Timestamp) {
-				if typ == cell.TypeDeleteFamily {
-					rr.famDel = max(rr.famDel, k.Timestamp)
-				} else {
-					rr.famVerDel = append(rr.famVerDel, k.Timestamp)
-				}
+			if rr.marker(&k, &out) {
+				return out, nil
 			}
-			rr.next()
 			continue
 		}
 		colKey := key[k.RowPrefixLen:k.ColumnPrefixLen]
@@ -150,21 +138,9 @@ func (rr *rowReader) read(rowPrefix, row []byte, out []cell.Cell) ([]cell.Cell, 
 			}
 		}
 		if typ != cell.TypePut {
-			if rr.q.raw {
-				if !rr.q.tr.Contains(k.Timestamp) {
-					rr.next()
-				} else if done := rr.emit(&k, nil, &out); done {
-					return out, nil
-				}
-				continue
-			} else if rr.includeMarker(k.Timestamp) {
-				if typ == cell.TypeDeleteColumn {
-					rr.colDel = max(rr.colDel, k.Timestamp)
-				} else {
-					rr.colVerDel = append(rr.colVerDel, k.Timestamp)
-				}
+			if rr.marker(&k, &out) {
+				return out, nil
 			}
-			rr.next()
 			continue
 		}
 		ts := k.Timestamp
@@ -199,6 +175,34 @@ func (rr *rowReader) read(rowPrefix, row []byte, out []cell.Cell) ([]cell.Cell, 
 		}
 	}
 	return out, it.Error()
+}
+
+// marker handles a delete marker: a raw read returns it (if in the time
+// range), any other read records what it masks. It moves the iterator on
+// and reports whether the row is finished.
+func (rr *rowReader) marker(k *storage.CellKey, out *[]cell.Cell) (rowDone bool) {
+	ts := k.Timestamp
+	if rr.q.raw {
+		if rr.q.tr.Contains(ts) {
+			return rr.emit(k, nil, out)
+		}
+		rr.next()
+		return false
+	}
+	if rr.includeMarker(ts) {
+		switch cell.Type(k.Type) {
+		case cell.TypeDeleteFamily:
+			rr.famDel = max(rr.famDel, ts)
+		case cell.TypeDeleteFamilyVersion:
+			rr.famVerDel = append(rr.famVerDel, ts)
+		case cell.TypeDeleteColumn:
+			rr.colDel = max(rr.colDel, ts)
+		default:
+			rr.colVerDel = append(rr.colVerDel, ts)
+		}
+	}
+	rr.next()
+	return false
 }
 
 func (rr *rowReader) masked(ts int64) bool {

@@ -10,6 +10,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/weirdb/weir/internal/clientsvc"
+	"github.com/weirdb/weir/internal/lifecycle"
 	"github.com/weirdb/weir/internal/meta"
 	"github.com/weirdb/weir/internal/region"
 	"github.com/weirdb/weir/internal/storage"
@@ -101,7 +102,7 @@ func (rs *RegionServer) assignmentLoop(ctx context.Context) {
 		rev, err := rs.syncAssignments(ctx)
 		if err != nil {
 			rs.log.Warn("regionserver: reading assignments failed; retrying", "err", err)
-			sleepCtx(ctx, retryDelay)
+			lifecycle.Sleep(ctx, retryDelay)
 			continue
 		}
 		wch := rs.cfg.Etcd.Watch(clientv3.WithRequireLeader(ctx), rs.catalog.RegionsPrefix(),

@@ -134,7 +134,7 @@ func (rs *RegionServer) register(ctx context.Context) error {
 						break
 					}
 					rs.log.Warn("regionserver: registration failed", "err", err)
-					sleepCtx(ctx, retryDelay)
+					lifecycle.Sleep(ctx, retryDelay)
 				}
 			}
 		}
@@ -175,13 +175,4 @@ func (rs *RegionServer) Close() {
 		rs.log.Error("regionserver: closing store", "err", err)
 	}
 	rs.log.Info("regionserver: stopped", "addr", rs.addr)
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
-	}
 }
