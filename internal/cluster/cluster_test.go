@@ -736,3 +736,114 @@ func TestScannerLease(t *testing.T) {
 	time.Sleep(2500 * time.Millisecond)
 	wantClass(t, next(), hbaserpc.UnknownScanner)
 }
+
+// TestScannerProtocol checks the scanner exchange details the Java client
+// relies on: next_call_seq ordering, a scanner ending with its region
+// (disable), a Multi naming an unknown region, and per-region PageFilter
+// paging with reversed filtered scans across regions.
+func TestScannerProtocol(t *testing.T) {
+	c := startCluster(t, Config{})
+	ctx := testCtx(t)
+	cl := newClient(t, c.MasterAddr())
+	must(t, cl.createTable(ctx, "sp", families("cf"), splits3...))
+	for _, r := range []string{"a", "b", "h", "m", "za", "zb", "zz"} {
+		must(t, cl.put(ctx, "sp", r, kv("cf", "q", r)))
+	}
+	got, _, err := cl.scan(ctx, "sp", region.Scan{Reversed: true, Filter: &filter.PrefixFilter{Prefix: []byte("z")}}, 2)
+	must(t, err)
+	if w := []string{"zz", "zb", "za"}; !slices.Equal(rows(got), w) {
+		t.Fatalf("reversed PrefixFilter rows %v, want %v", rows(got), w)
+	}
+	// HBase applies a PageFilter per region: one row from each non-empty one.
+	got, _, err = cl.scan(ctx, "sp", region.Scan{Filter: &filter.PageFilter{PageSize: 1}}, 2)
+	must(t, err)
+	if w := []string{"a", "h", "za"}; !slices.Equal(rows(got), w) {
+		t.Fatalf("PageFilter rows %v, want %v", rows(got), w)
+	}
+	res, err := cl.get(ctx, "sp", region.Get{Row: []byte("l"), ClosestRowBefore: true})
+	must(t, err)
+	if string(res.Row()) != "h" {
+		t.Fatalf("closest row before l: %v", res.Cells)
+	}
+
+	l, err := cl.locate(ctx, "sp", []byte("a"))
+	must(t, err)
+	pbScan, err := hbaseconv.ScanToPB(region.Scan{}, hbaseconv.ScanOptions{Caching: 1})
+	must(t, err)
+	open := func() *hbasepb.ScanResponse {
+		resp := &hbasepb.ScanResponse{}
+		_, err := cl.call(ctx, l.Server, "ClientService", "Scan", &hbasepb.ScanRequest{Region: hbaseconv.RegionSpecifierFromName(l.Name),
+			Scan: pbScan, NumberOfRows: proto.Uint32(0)}, nil, resp)
+		must(t, err)
+		return resp
+	}
+	next := func(id *uint64, seq uint64) (*hbasepb.ScanResponse, []region.Result, error) {
+		resp := &hbasepb.ScanResponse{}
+		cells, err := cl.call(ctx, l.Server, "ClientService", "Scan", &hbasepb.ScanRequest{ScannerId: id,
+			NumberOfRows: proto.Uint32(1), NextCallSeq: proto.Uint64(seq)}, nil, resp)
+		if err != nil {
+			return nil, nil, err
+		}
+		res, err := scanResults(resp, cells)
+		return resp, res, err
+	}
+	s1 := open()
+	_, _, err = next(s1.ScannerId, 5)
+	wantClass(t, err, hbaserpc.OutOfOrderScannerNext)
+	_, res1, err := next(s1.ScannerId, 0)
+	must(t, err)
+	if !slices.Equal(rows(res1), []string{"a"}) {
+		t.Fatalf("first next: %v", rows(res1))
+	}
+	// A second scanner whose region closes under it.
+	s2 := open()
+	must(t, cl.disableTable(ctx, "sp"))
+	waitFor(t, 10*time.Second, "the region to close", func() bool {
+		_, err := getDirect(ctx, cl, l, "a")
+		return hbaserpc.IsClass(err, hbaserpc.NotServingRegion)
+	})
+	_, _, err = next(s2.ScannerId, 0)
+	wantClass(t, err, hbaserpc.UnknownScanner)
+	// Closing a scanner that is gone is not an error.
+	_, err = cl.call(ctx, l.Server, "ClientService", "Scan", &hbasepb.ScanRequest{ScannerId: s2.ScannerId, CloseScanner: proto.Bool(true)},
+		nil, &hbasepb.ScanResponse{})
+	must(t, err)
+	must(t, cl.enableTable(ctx, "sp"))
+
+	// A Multi naming an unknown region answers with a region-level exception.
+	bogus, _ := meta.RegionName(tableName("sp"), nil, 1)
+	mresp := &hbasepb.MultiResponse{}
+	_, err = cl.call(ctx, l.Server, "ClientService", "Multi", &hbasepb.MultiRequest{RegionAction: []*hbasepb.RegionAction{{
+		Region: hbaseconv.RegionSpecifierFromName(bogus),
+		Action: []*hbasepb.Action{{Index: proto.Uint32(0), Get: &hbasepb.Get{Row: []byte("a")}}}}}}, nil, mresp)
+	must(t, err)
+	if rar := mresp.GetRegionActionResult(); len(rar) != 1 || rar[0].GetException().GetName() != hbaserpc.NotServingRegion {
+		t.Fatalf("multi on unknown region: %v", mresp)
+	}
+}
+
+// TestDDLErrors checks the exceptions DDL mistakes get.
+func TestDDLErrors(t *testing.T) {
+	c := startCluster(t, Config{})
+	ctx := testCtx(t)
+	cl := newClient(t, c.MasterAddr())
+	wantClass(t, cl.createTable(ctx, "bad", families("cf"), []byte("b"), []byte("a")), hbaserpc.DoNotRetryIOException)
+	wantClass(t, cl.createTable(ctx, "bad", families("cf"), []byte("b"), []byte("b")), hbaserpc.DoNotRetryIOException)
+	wantClass(t, cl.createTable(ctx, "nofam", nil), hbaserpc.DoNotRetryIOException)
+	wantClass(t, cl.createTable(ctx, "nons:tbl", families("cf")), hbaserpc.NamespaceNotFound)
+	must(t, cl.createTable(ctx, "tr", families("cf"), []byte("m")))
+	must(t, cl.put(ctx, "tr", "z", kv("cf", "q", "v")))
+	trunc := func(preserve bool) error {
+		return cl.masterCall(ctx, "truncateTable", &hbasepb.TruncateTableRequest{TableName: hbaseconv.TableNameToPB(tableName("tr")),
+			PreserveSplits: proto.Bool(preserve)}, &hbasepb.TruncateTableResponse{})
+	}
+	wantClass(t, trunc(true), hbaserpc.TableNotDisabled)
+	must(t, cl.disableTable(ctx, "tr"))
+	must(t, trunc(false))
+	must(t, cl.waitAssigned(ctx, "tr", 1))
+	got, _, err := cl.scan(ctx, "tr", region.Scan{}, 2)
+	must(t, err)
+	if len(got) != 0 {
+		t.Fatalf("rows after truncate %v", rows(got))
+	}
+}
