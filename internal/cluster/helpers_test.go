@@ -494,15 +494,13 @@ func (c *testClient) multiPut(ctx context.Context, table string, muts []region.M
 			byRegion[string(l.Name)] = ra
 			order = append(order, string(l.Name))
 		}
-		mp, cells, err := hbaseconv.MutationToPB(hbaseconv.Converted{Kind: hbaseconv.KindPut, Mutation: m}, true)
+		mp, _, err := hbaseconv.MutationToPB(hbaseconv.Converted{Kind: hbaseconv.KindPut, Mutation: m}, true)
 		if err != nil {
 			return nil, 0, err
 		}
 		ra.Action = append(ra.Action, &hbasepb.Action{Index: proto.Uint32(uint32(i)), Mutation: mp})
-		reqCells = append(reqCells, cells...)
 	}
-	// Cells must follow the RegionAction order, not the input order.
-	reqCells = reqCells[:0]
+	// The cellblock follows the RegionAction order, not the input order.
 	req := &hbasepb.MultiRequest{}
 	for _, name := range order {
 		ra := byRegion[name]
