@@ -3,6 +3,7 @@ package master
 import (
 	"context"
 	"slices"
+	"strings"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
@@ -15,10 +16,10 @@ import (
 // fewest regions, whenever servers or regions change and every
 // AssignInterval.
 //
-// An assigned region stays with its server while that server is down: a
-// region's data lives in its server's store, so it comes back when the
-// server restarts. Moving data between stores is the balancer's job (see
-// docs/architecture.md).
+// A region is assigned to a store, not an address: it stays with its store
+// while the store's server is down (the data lives there) and follows the
+// server to whatever address it restarts on. Moving data between stores is
+// the balancer's job (see docs/architecture.md).
 func (m *Master) assignLoop(ctx context.Context) {
 	wctx := clientv3.WithRequireLeader(ctx)
 	sw := m.cfg.Etcd.Watch(wctx, m.catalog.ServersPrefix(), clientv3.WithPrefix())
@@ -39,7 +40,10 @@ func (m *Master) assignLoop(ctx context.Context) {
 	}
 }
 
-// assignOnce assigns every unassigned, online region.
+// assignOnce assigns every unassigned region of an enabled table to the
+// least loaded live server's store, and points every assigned region at
+// the current address of the live server that has its store (a server
+// restarted on another port keeps its regions).
 func (m *Master) assignOnce(ctx context.Context) error {
 	m.assignMu.Lock()
 	defer m.assignMu.Unlock()
@@ -51,50 +55,71 @@ func (m *Master) assignOnce(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	byStore := map[string]meta.ServerInfo{}
 	load := map[string]int{}
 	for _, s := range servers {
-		load[s.Addr()] = 0
+		// A store whose server restarted may briefly have two records
+		// until the old lease expires: the newest incarnation wins.
+		if old, dup := byStore[s.StoreID]; !dup || s.StartCode > old.StartCode {
+			byStore[s.StoreID] = s
+		}
+		load[s.StoreID] = 0
 	}
 	for _, r := range regions {
-		if r.Server != "" {
-			load[r.Server]++
+		if r.Store != "" {
+			load[r.Store]++
 		}
 	}
-	starts := map[string]int64{}
-	for _, s := range servers {
-		starts[s.Addr()] = s.StartCode
-	}
+	enabled := map[string]bool{}
 	for _, r := range regions {
-		if r.Server != "" || r.Offline || r.Split {
+		if r.Split {
 			continue
 		}
-		t, err := m.catalog.GetTable(ctx, r.Table)
-		if err != nil || t.State != meta.TableEnabled {
-			continue // disabled tables keep their regions unassigned
+		switch live, ok := byStore[r.Store]; {
+		case r.Store != "" && ok:
+			if r.Server == live.Addr() && r.StartCode == live.StartCode {
+				continue
+			}
+			r.Server, r.StartCode = live.Addr(), live.StartCode
+		case r.Store != "":
+			continue // its server is down: the region waits for its data to come back
+		default:
+			if r.Offline {
+				continue
+			}
+			on, seen := enabled[r.Table.Full()]
+			if !seen {
+				t, err := m.catalog.GetTable(ctx, r.Table)
+				on = err == nil && t.State == meta.TableEnabled
+				enabled[r.Table.Full()] = on
+			}
+			if !on {
+				continue // disabled tables keep their regions unassigned
+			}
+			target := leastLoaded(byStore, load)
+			r.Store, r.Server, r.StartCode = target.StoreID, target.Addr(), target.StartCode
+			load[target.StoreID]++
 		}
-		target := leastLoaded(servers, load)
-		r.Server, r.StartCode = target, starts[target]
 		r.OpenSeq++
 		if err := m.catalog.PutRegion(ctx, r); err != nil {
 			return err
 		}
-		load[target]++
 	}
 	return nil
 }
 
-// leastLoaded picks the server with the fewest regions, by address on ties
-// so that the choice is deterministic.
-func leastLoaded(servers []meta.ServerInfo, load map[string]int) string {
-	addrs := make([]string, 0, len(servers))
-	for _, s := range servers {
-		addrs = append(addrs, s.Addr())
+// leastLoaded picks the server whose store holds the fewest regions, by
+// address on ties so that the choice is deterministic.
+func leastLoaded(byStore map[string]meta.ServerInfo, load map[string]int) meta.ServerInfo {
+	sorted := make([]meta.ServerInfo, 0, len(byStore))
+	for _, s := range byStore {
+		sorted = append(sorted, s)
 	}
-	slices.Sort(addrs)
-	best := addrs[0]
-	for _, a := range addrs[1:] {
-		if load[a] < load[best] {
-			best = a
+	slices.SortFunc(sorted, func(a, b meta.ServerInfo) int { return strings.Compare(a.Addr(), b.Addr()) })
+	best := sorted[0]
+	for _, s := range sorted[1:] {
+		if load[s.StoreID] < load[best.StoreID] {
+			best = s
 		}
 	}
 	return best

@@ -72,8 +72,12 @@ type Region struct {
 	StartKey []byte    `json:"start_key"`
 	EndKey   []byte    `json:"end_key"`
 	RegionID int64     `json:"region_id"`
-	// Server is the assigned region server ("host:port"); empty while
-	// unassigned.
+	// Store is the id of the region server store that holds the region's
+	// data: the assignment. It survives the server's restarts, on any
+	// address; empty while unassigned.
+	Store string `json:"store,omitempty"`
+	// Server is the address ("host:port") of the live server with that
+	// store, as clients find it in hbase:meta.
 	Server string `json:"server,omitempty"`
 	// StartCode is the assigned server's start code.
 	StartCode int64 `json:"start_code,omitempty"`
@@ -110,6 +114,9 @@ type ServerInfo struct {
 	Port      int    `json:"port"`
 	StartCode int64  `json:"start_code"`
 	InfoPort  int    `json:"info_port"`
+	// StoreID identifies the server's store (its data directory); it
+	// stays the same across restarts.
+	StoreID string `json:"store_id"`
 	// HostID names the machine; co-located instances share it.
 	HostID   string `json:"host_id"`
 	Instance int    `json:"instance"`

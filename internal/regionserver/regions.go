@@ -212,9 +212,11 @@ func (rs *RegionServer) followAssignments(ctx context.Context, wch, tch clientv3
 	}
 }
 
-// isMine reports whether the catalog assigns rec to this server.
+// isMine reports whether the catalog assigns rec to this server: to its
+// store, and to it at its current address (until the master has recorded a
+// new address, clients could not find the region here anyway).
 func (rs *RegionServer) isMine(rec *meta.Region) bool {
-	return rec.Server == rs.addr && !rec.Offline && !rec.Split
+	return rec.Store == rs.storeID && rec.Server == rs.addr && !rec.Offline && !rec.Split
 }
 
 func (rs *RegionServer) openRegion(ctx context.Context, rec meta.Region) error {

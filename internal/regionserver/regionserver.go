@@ -35,6 +35,7 @@ type RegionServer struct {
 	client    *clientsvc.Service
 	group     *lifecycle.Group
 	addr      string // advertised "host:port"
+	storeID   string // the store's id, stable across restarts
 	startCode int64
 	clusterID string
 }
@@ -44,6 +45,10 @@ type RegionServer struct {
 func Start(ctx context.Context, cfg Config) (*RegionServer, error) {
 	cfg.EnsureDefaults()
 	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	storeID, err := loadStoreID(cfg.DataDir)
+	if err != nil {
 		return nil, err
 	}
 	so := cfg.Storage
@@ -62,6 +67,7 @@ func Start(ctx context.Context, cfg Config) (*RegionServer, error) {
 		catalog:   meta.New(cfg.Etcd, cfg.CatalogPrefix),
 		group:     lifecycle.New(ctx),
 		startCode: time.Now().UnixMilli(),
+		storeID:   storeID,
 	}
 	rs.client = clientsvc.New(&rs.regions, cfg.ScannerLease, rs.log)
 	if rs.clusterID, err = rs.catalog.ClusterID(ctx); err != nil {
@@ -110,7 +116,8 @@ func (rs *RegionServer) StartCode() int64 { return rs.startCode }
 func (rs *RegionServer) Info() meta.ServerInfo {
 	host, portStr, _ := net.SplitHostPort(rs.addr)
 	port, _ := strconv.Atoi(portStr)
-	return meta.ServerInfo{Host: host, Port: port, StartCode: rs.startCode, HostID: rs.cfg.HostID, Instance: rs.cfg.Instance}
+	return meta.ServerInfo{Host: host, Port: port, StartCode: rs.startCode, StoreID: rs.storeID,
+		HostID: rs.cfg.HostID, Instance: rs.cfg.Instance}
 }
 
 // register puts the server's record under an etcd session lease and keeps
@@ -125,7 +132,13 @@ func (rs *RegionServer) register(ctx context.Context) error {
 		for {
 			select {
 			case <-ctx.Done():
-				_ = sess.Close() // revokes the lease: the master sees us leave at once
+				// Revoke the lease so the master sees us leave at once. The
+				// session's own context is already cancelled, so Close could
+				// not revoke it: do it with a context of its own.
+				rctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+				_, _ = rs.cfg.Etcd.Revoke(rctx, sess.Lease())
+				cancel()
+				_ = sess.Close()
 				return
 			case <-sess.Done():
 				rs.log.Warn("regionserver: etcd session lost; registering again")
