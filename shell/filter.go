@@ -339,7 +339,7 @@ func (p *filterParser) unary() FilterExpr {
 	case t.kind == ftIdent:
 		switch t.text {
 		case "AND", "OR":
-			p.errorf(t.off, "%s needs a filter on its left", t.text)
+			p.errorf(t.off, "unexpected %s, expected a filter (%s joins two filters)", t.text, t.text)
 		}
 		return p.call()
 	case t.kind == ftEOF:
