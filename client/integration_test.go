@@ -351,6 +351,18 @@ func TestCheckAndMutate(t *testing.T) {
 	if err != nil || ok {
 		t.Fatalf("if-not-exists on a present column = %v, %v", ok, err)
 	}
+	// HBase reads the condition as "Value Op stored": GREATER holds when
+	// the given value is greater than the stored one.
+	ok, err = tbl.CheckAndMutate(ctx, &client.CheckAndMutate{Row: b("r"), Family: fam, Qualifier: b("q"), Op: filter.Greater, Value: b("v3"),
+		Mutations: []client.Mutation{client.NewPut(b("r")).AddColumn(fam, b("gt"), b("1"))}})
+	if err != nil || !ok {
+		t.Fatalf("GREATER with v3 over stored v2 = %v, %v", ok, err)
+	}
+	ok, err = tbl.CheckAndMutate(ctx, &client.CheckAndMutate{Row: b("r"), Family: fam, Qualifier: b("q"), Op: filter.Greater, Value: b("v1"),
+		Mutations: []client.Mutation{client.NewPut(b("r")).AddColumn(fam, b("gt"), b("2"))}})
+	if err != nil || ok {
+		t.Fatalf("GREATER with v1 over stored v2 = %v, %v", ok, err)
+	}
 	// A filter condition.
 	vf, _ := filter.NewValueFilter(filter.Equal, filter.NewBinaryComparator(b("x")))
 	ok, err = tbl.CheckAndMutate(ctx, &client.CheckAndMutate{Row: b("r"), Filter: vf,

@@ -2,6 +2,8 @@ package client
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -159,5 +161,64 @@ func TestClassify(t *testing.T) {
 		if got := classify(tc.err); got != tc.want {
 			t.Errorf("classify(%v) = %v, want %v", tc.err, got, tc.want)
 		}
+	}
+}
+
+func TestRetry(t *testing.T) {
+	c := &Conn{opts: DefaultOptions()}
+	c.opts.Pause = time.Millisecond
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+
+	// A region move is retried; a table-not-found is not.
+	n := 0
+	err := c.retry(ctx, "op", func(context.Context) error {
+		if n++; n < 3 {
+			return &RemoteError{Class: "org.apache.hadoop.hbase.NotServingRegionException"}
+		}
+		return nil
+	})
+	if err != nil || n != 3 {
+		t.Errorf("relocation retries: err %v after %d attempts", err, n)
+	}
+	n = 0
+	err = c.retry(ctx, "op", func(context.Context) error {
+		n++
+		return &RemoteError{Class: "org.apache.hadoop.hbase.TableNotFoundException"}
+	})
+	if !errors.Is(err, ErrTableNotFound) || n != 1 {
+		t.Errorf("table not found: err %v after %d attempts", err, n)
+	}
+
+	// A throttling wait that fits is waited out; one past the deadline
+	// fails at once.
+	n = 0
+	start := time.Now()
+	err = c.retry(ctx, "op", func(context.Context) error {
+		if n++; n == 1 {
+			return &RemoteError{Class: "org.apache.hadoop.hbase.quotas.RpcThrottlingException", Message: "number of requests exceeded - wait 50ms"}
+		}
+		return nil
+	})
+	if err != nil || time.Since(start) < 50*time.Millisecond {
+		t.Errorf("short throttle: err %v after %v", err, time.Since(start))
+	}
+	start = time.Now()
+	err = c.retry(ctx, "op", func(context.Context) error {
+		return &RemoteError{Class: "org.apache.hadoop.hbase.quotas.RpcThrottlingException", Message: "number of requests exceeded - wait 1mins, 0sec"}
+	})
+	if !errors.Is(err, ErrThrottled) || time.Since(start) > 100*time.Millisecond {
+		t.Errorf("long throttle: err %v after %v", err, time.Since(start))
+	}
+
+	// Retries are bounded.
+	c.opts.Retries = 2
+	n = 0
+	err = c.retry(ctx, "op", func(context.Context) error {
+		n++
+		return &RemoteError{Class: "org.apache.hadoop.hbase.RegionTooBusyException"}
+	})
+	if err == nil || n != 3 {
+		t.Errorf("bounded retries: err %v after %d attempts", err, n)
 	}
 }
