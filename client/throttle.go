@@ -1,0 +1,33 @@
+package client
+
+import (
+	"regexp"
+	"strconv"
+	"time"
+)
+
+// throttleWaitRE is HBase 2.6's RpcThrottlingException pattern for the
+// wait in "<type> - wait 1hrs, 2mins, 3sec, 4ms" (each part optional).
+var throttleWaitRE = regexp.MustCompile(`wait (?:(\d+)hrs?, )?(?:(\d+)mins?, )?(?:(\d+)sec[, ]{0,2})?(?:(\d+)ms)?`)
+
+// parseThrottleWait returns the wait an RpcThrottlingException message
+// asks for; ok is false when the message has none.
+func parseThrottleWait(msg string) (d time.Duration, ok bool) {
+	m := throttleWaitRE.FindStringSubmatch(msg)
+	if m == nil {
+		return 0, false
+	}
+	units := []time.Duration{time.Hour, time.Minute, time.Second, time.Millisecond}
+	for i, u := range units {
+		if m[i+1] == "" {
+			continue
+		}
+		n, err := strconv.ParseInt(m[i+1], 10, 64)
+		if err != nil {
+			return 0, false
+		}
+		d += time.Duration(n) * u
+		ok = true
+	}
+	return d, ok
+}
