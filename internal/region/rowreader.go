@@ -269,6 +269,19 @@ func (rr *rowReader) seekNextWantedColumn(cur []byte) {
 // and the per-family limits, copies it into out if included, and moves the
 // iterator on. It reports whether the row is finished.
 func (rr *rowReader) emit(k *storage.CellKey, value []byte, out *[]cell.Cell) (rowDone bool) {
+	if rr.q.filter == nil {
+		// The common case, kept lean: no filter to consult.
+		rr.storeCount++
+		if rr.q.storeLimit > 0 && rr.storeCount > rr.q.storeLimit+rr.q.storeOffset {
+			rr.seekPastPrefix(rr.famPrefix)
+			return false
+		}
+		if rr.storeCount > rr.q.storeOffset {
+			rr.appendOwned(out, k, value)
+		}
+		rr.next()
+		return false
+	}
 	// The cell lives in the reader so that handing it to the filter does
 	// not allocate.
 	rr.cur = cell.Cell{Row: rr.row, Family: rr.fam, Qualifier: k.Qualifier,
@@ -374,6 +387,19 @@ func (rr *rowReader) own(c cell.Cell) cell.Cell {
 		c.Row = append([]byte(nil), c.Row...)
 	}
 	return c
+}
+
+// appendOwned appends the cell of k to out, its bytes copied into the
+// arena: the unfiltered read path's single copy.
+func (rr *rowReader) appendOwned(out *[]cell.Cell, k *storage.CellKey, value []byte) {
+	rr.reserve(len(k.Qualifier) + len(value))
+	start := len(rr.arena)
+	rr.arena = append(rr.arena, k.Qualifier...)
+	mid := len(rr.arena)
+	rr.arena = append(rr.arena, value...)
+	end := len(rr.arena)
+	*out = append(*out, cell.Cell{Row: rr.row, Family: rr.famOwned(), Qualifier: rr.arena[start:mid:mid],
+		Timestamp: k.Timestamp, Type: cell.Type(k.Type), Value: rr.arena[mid:end:end]})
 }
 
 // famOwned returns an immutable copy of the current family name; rr.fam is
