@@ -269,23 +269,6 @@ func (s *Server) removeConn(c *conn) {
 	s.mu.Unlock()
 }
 
-// goAttach runs f in a tracked goroutine unless the server is closing; it
-// reports whether f was started.
-func (s *Server) goAttach(f func()) bool {
-	s.mu.Lock()
-	if s.mu.closing {
-		s.mu.Unlock()
-		return false
-	}
-	s.wg.Add(1)
-	s.mu.Unlock()
-	go func() {
-		defer s.wg.Done()
-		f()
-	}()
-	return true
-}
-
 func (s *Server) isClosing() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
