@@ -48,7 +48,7 @@ type Config struct {
 	Now func() time.Time
 	// Location is the time zone of cell timestamps. Default UTC.
 	Location *time.Location
-	// ConnectTimeout bounds connecting to the cluster. Default 10 s.
+	// ConnectTimeout bounds connecting to the cluster. Default 5 s.
 	ConnectTimeout time.Duration
 }
 
@@ -90,7 +90,7 @@ func (c *Config) EnsureDefaults() {
 		c.Location = time.UTC
 	}
 	if c.ConnectTimeout == 0 {
-		c.ConnectTimeout = 10 * time.Second
+		c.ConnectTimeout = 5 * time.Second
 	}
 }
 
