@@ -97,7 +97,7 @@ func TestExitCodes(t *testing.T) {
 		{"version", 0, "Weir test"},
 		{"help 'get'", 0, "Get row or cell contents"},
 		// Stops at the first error: the list does not run.
-		{"exists 'exitcodes_nope'; frob; list", 1, "ERROR: column 29: unknown command 'frob'"},
+		{"exists 'exitcodes_nope'; frob; list", 1, "ERROR: column 26: unknown command 'frob'"},
 		{"get 'exitcodes_nope', 'r'; list", 1, "ERROR: Unknown table exitcodes_nope!"},
 		{"list_snapshots", 1, "ERROR: list_snapshots is not supported by this Weir server yet"},
 		{"exit; frob 'x'", 1, "unknown command"}, // checked before running
