@@ -53,11 +53,11 @@ func init() {
 		"create": (*session).create, "alter": (*session).alter, "describe": (*session).describe,
 		"exists": (*session).exists, "disable": (*session).disable, "enable": (*session).enable,
 		"is_enabled": (*session).isEnabled, "drop": (*session).drop, "truncate": (*session).truncate,
-		"list": (*session).list,
+		"list":             (*session).list,
 		"create_namespace": (*session).createNamespace, "drop_namespace": (*session).dropNamespace,
 		"describe_namespace": (*session).describeNamespace, "list_namespace": (*session).listNamespace,
 		"list_namespace_tables": (*session).listNamespaceTables,
-		"put": (*session).put, "get": (*session).get, "delete": (*session).delete,
+		"put":                   (*session).put, "get": (*session).get, "delete": (*session).delete,
 		"deleteall": (*session).deleteall, "incr": (*session).incr, "get_counter": (*session).getCounter,
 		"append": (*session).append, "scan": (*session).scan, "count": (*session).count,
 		"flush": (*session).flush, "compact": (*session).compact, "major_compact": (*session).compact,
@@ -1358,4 +1358,3 @@ func (s *session) locateRegion(ctx context.Context, c Command) error {
 	fmt.Fprintln(s.out, rows(1))
 	return nil
 }
-
