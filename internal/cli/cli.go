@@ -31,7 +31,7 @@ func commands() map[string]command {
 		"master":       {summary: "run a master (distributed mode; --etcd URLS)", run: runMaster},
 		"regionserver": {summary: "run region servers (distributed mode; --etcd URLS)", run: runRegionServer},
 		"etcd":         {summary: "run a single-member etcd for a distributed cluster", run: runEtcd},
-		"shell":        {summary: "HBase-syntax shell", pending: "Go client library and `weir shell`"},
+		"shell":        {summary: "HBase-syntax shell (--master host:port, -e CMDS, FILE)", run: runShell},
 		"bench":        {summary: "YCSB-compatible benchmark and the seed studies", pending: "`weir bench`"},
 	}
 }

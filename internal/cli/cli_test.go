@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"os"
 	"strings"
 	"testing"
 )
@@ -16,7 +17,14 @@ func TestMain_Commands(t *testing.T) {
 		{args: nil, wantCode: 0, wantOut: "usage: weir"},
 		{args: []string{"version"}, wantCode: 0, wantOut: "weir " + Version},
 		{args: []string{"nope"}, wantCode: 2, wantErr: `unknown command "nope"`},
-		{args: []string{"shell"}, wantCode: 1, wantErr: "not available in this build yet"},
+		{args: []string{"bench"}, wantCode: 1, wantErr: "not available in this build yet"},
+		{args: []string{"shell", "-e", "version"}, wantCode: 0, wantOut: "Weir " + Version},
+		{args: []string{"shell", "-e", "version; frob 'x'"}, wantCode: 1, wantErr: "ERROR: column 10: unknown command 'frob'"},
+		{args: []string{"shell", "--master", "127.0.0.1:1", "-e", "set_quota TYPE => THROTTLE, USER => 'u', LIMIT => '1req/sec'"},
+			wantCode: 1, wantErr: "ERROR: set_quota is not supported by this Weir server yet"},
+		{args: []string{"shell", "--master", "nohost", "-e", "list"}, wantCode: 2, wantErr: "bad master address"},
+		{args: []string{"shell", "-e", "list", "file"}, wantCode: 2, wantErr: "not both"},
+		{args: []string{"shell", "/nonexistent/script"}, wantCode: 1, wantErr: "no such file"},
 	} {
 		var out, errb bytes.Buffer
 		code := Main(tc.args, &out, &errb)
@@ -29,5 +37,17 @@ func TestMain_Commands(t *testing.T) {
 		if !strings.Contains(errb.String(), tc.wantErr) {
 			t.Errorf("%v: stderr %q lacks %q", tc.args, errb.String(), tc.wantErr)
 		}
+	}
+}
+
+func TestShellFile(t *testing.T) {
+	path := t.TempDir() + "/script.rb"
+	if err := os.WriteFile(path, []byte("# a comment\nversion\nhelp 'exists'\nbogus 1\nversion\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	code := Main([]string{"shell", path}, &out, &errb)
+	if code != 1 || strings.Count(out.String(), "Weir ") != 1 || !strings.Contains(errb.String(), "ERROR: line 4, column 1: unknown command 'bogus'") {
+		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
 	}
 }
