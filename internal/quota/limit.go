@@ -122,7 +122,7 @@ func ParseLimit(s string) (Limit, error) {
 		for _, su := range sizeUnits {
 			if su.letter == unit[0]&^0x20 { // upper-case the letter
 				if amount > math.MaxInt64>>su.shift {
-					return bad("amount %q%s overflows 64 bits", num, unit)
+					return bad("amount %q overflows 64 bits", num+unit)
 				}
 				l.Amount = amount << su.shift
 			}
