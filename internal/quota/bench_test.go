@@ -35,7 +35,8 @@ func BenchmarkCheck(b *testing.B) {
 	for _, bc := range []struct {
 		name string
 		par  bool
-	}{{"serial", false}, {"parallel", true}} {
+		charge bool
+	}{{"check", false, false}, {"check+charge", false, true}, {"parallel", true, false}} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			if bc.par {
@@ -57,7 +58,9 @@ func BenchmarkCheck(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				g.Charge(200)
+				if bc.charge {
+					g.Charge(200)
+				}
 			}
 		})
 	}

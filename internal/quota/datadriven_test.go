@@ -46,7 +46,7 @@ func TestLimiterDataDriven(t *testing.T) {
 			var limit int64
 			d.ScanArgs(t, "limit", &limit)
 			rl = NewRateLimiter(float64(limit), argDur(t, d, "per"))
-			rl.refill(epoch)
+			rl.refillNs(clockNs(epoch))
 			return fmt.Sprintf("avail=%s", fmtTokens(rl.Available(epoch)))
 		case "consume":
 			var n int64

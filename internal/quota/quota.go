@@ -131,14 +131,14 @@ type subjectLimiter struct {
 
 // setLimits installs the throttles, keeping the balances of types that stay
 // limited (RateLimiter.Update).
-func (l *subjectLimiter) setLimits(now time.Time, ths map[ThrottleType]TimedQuota, factor func(Scope) float64) {
+func (l *subjectLimiter) setLimits(now int64, ths map[ThrottleType]TimedQuota, factor func(Scope) float64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var set uint16
 	for t, tq := range ths {
 		limit := float64(tq.Limit.Amount) * factor(tq.Scope)
 		if l.mu.set&(1<<t) != 0 {
-			l.mu.rl[t].Update(now, limit, tq.Limit.Per)
+			l.mu.rl[t].updateNs(now, limit, tq.Limit.Per)
 		} else {
 			l.mu.rl[t] = NewRateLimiter(limit, tq.Limit.Per)
 		}
@@ -150,7 +150,7 @@ func (l *subjectLimiter) setLimits(now time.Time, ths map[ThrottleType]TimedQuot
 // tryConsume takes the request's amounts from every limited type it counts
 // against, or from none. On failure it reports the type with the longest
 // wait (the binding one) and that wait.
-func (l *subjectLimiter) tryConsume(now time.Time, a *amounts, mask uint16) (bool, ThrottleType, time.Duration) {
+func (l *subjectLimiter) tryConsume(now int64, a *amounts, mask uint16) (bool, ThrottleType, time.Duration) {
 	l.mu.Lock()
 	m := mask & l.mu.set
 	if m == 0 {
@@ -163,7 +163,7 @@ func (l *subjectLimiter) tryConsume(now time.Time, a *amounts, mask uint16) (boo
 		if m&(1<<t) == 0 {
 			continue
 		}
-		if ok, w := l.mu.rl[t].check(now, a[t]); !ok && (worstT == 0 || w > worst) {
+		if ok, w := l.mu.rl[t].checkNs(now, a[t]); !ok && (worstT == 0 || w > worst) {
 			worstT, worst = t, w
 		}
 	}
@@ -221,6 +221,7 @@ type checkerState struct {
 // takes a global lock for users with quota settings.
 type Checker struct {
 	cfg          Config
+	base         time.Time // the limiters' clock reads now.Sub(base) + 1
 	defaultQuota map[ThrottleType]TimedQuota
 
 	state atomic.Pointer[checkerState]
@@ -242,7 +243,7 @@ func NewChecker(cfg Config, st Settings, now time.Time) (*Checker, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	c := &Checker{cfg: cfg}
+	c := &Checker{cfg: cfg, base: now}
 	if len(cfg.DefaultUserThrottles) > 0 {
 		c.defaultQuota = make(map[ThrottleType]TimedQuota, len(cfg.DefaultUserThrottles))
 		for t, l := range cfg.DefaultUserThrottles {
@@ -302,7 +303,7 @@ func (c *Checker) Update(st Settings, now time.Time) error {
 		if l == nil {
 			l = &subjectLimiter{subject: s}
 		}
-		l.setLimits(now, q.Throttles, c.scopeFactor(s))
+		l.setLimits(c.clock(now), q.Throttles, c.scopeFactor(s))
 		ns.all[s] = l
 		switch s.Kind() {
 		case SubjectUser:
@@ -352,6 +353,10 @@ func (c *Checker) scopeFactor(s Subject) func(Scope) float64 {
 	}
 }
 
+// clock reads now on the limiters' monotonic clock (never 0, which means
+// "not started").
+func (c *Checker) clock(now time.Time) int64 { return int64(now.Sub(c.base)) + 1 }
+
 // defaultLimiter returns user's default-quota limiter, creating it.
 func (c *Checker) defaultLimiter(user string, now time.Time) *subjectLimiter {
 	c.defaults.RLock()
@@ -364,7 +369,7 @@ func (c *Checker) defaultLimiter(user string, now time.Time) *subjectLimiter {
 	defer c.defaults.Unlock()
 	if l = c.defaults.m[user]; l == nil {
 		l = &subjectLimiter{subject: UserSubject(user), isDefault: true}
-		l.setLimits(now, c.defaultQuota, func(Scope) float64 { return 1 })
+		l.setLimits(c.clock(now), c.defaultQuota, func(Scope) float64 { return 1 })
 		c.defaults.m[user] = l
 	}
 	return l
@@ -437,8 +442,9 @@ func (c *Checker) Check(now time.Time, req Request) (Grant, error) {
 	}
 	var a amounts
 	mask := c.cost(req.Kind, req.Reqs, req.EstBytes, &a)
+	ns := c.clock(now)
 	for i := 0; i < n; i++ {
-		ok, t, wait := g.lims[i].tryConsume(now, &a, mask)
+		ok, t, wait := g.lims[i].tryConsume(ns, &a, mask)
 		if !ok {
 			for j := 0; j < i; j++ {
 				g.lims[j].adjust(&a, mask, -1)
