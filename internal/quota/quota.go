@@ -2,6 +2,7 @@ package quota
 
 import (
 	"fmt"
+	"math/bits"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -49,15 +50,6 @@ type Request struct {
 	// EstBytes is the estimated size: bytes to write, or to read for reads
 	// and scans (for atomic operations, both). Grant.Charge corrects it.
 	EstBytes int64
-}
-
-// checkOrder is the order in which HBase's TimeBasedLimiter.checkQuota tests
-// the types: request, then write, then read, then handler time.
-var checkOrder = [numThrottleTypes]ThrottleType{
-	RequestNumber, RequestSize, RequestCapacityUnit, AtomicRequestNumber,
-	WriteNumber, WriteSize, WriteCapacityUnit, AtomicWriteSize,
-	ReadNumber, ReadSize, ReadCapacityUnit, AtomicReadSize,
-	RequestHandlerUsageMs,
 }
 
 // amounts is the cost of a request per throttle type, indexed by type.
@@ -149,20 +141,15 @@ func (l *subjectLimiter) setLimits(now int64, ths map[ThrottleType]TimedQuota, f
 
 // tryConsume takes the request's amounts from every limited type it counts
 // against, or from none. On failure it reports the type with the longest
-// wait (the binding one) and that wait.
+// wait (the binding one; HBase reports the first exceeded in its check
+// order, which for a retry hint is the less useful choice) and that wait.
 func (l *subjectLimiter) tryConsume(now int64, a *amounts, mask uint16) (bool, ThrottleType, time.Duration) {
 	l.mu.Lock()
 	m := mask & l.mu.set
-	if m == 0 {
-		l.mu.Unlock()
-		return true, 0, 0
-	}
 	var worstT ThrottleType
 	var worst time.Duration
-	for _, t := range checkOrder {
-		if m&(1<<t) == 0 {
-			continue
-		}
+	for b := m; b != 0; b &= b - 1 {
+		t := ThrottleType(bits.TrailingZeros16(b))
 		if ok, w := l.mu.rl[t].checkNs(now, a[t]); !ok && (worstT == 0 || w > worst) {
 			worstT, worst = t, w
 		}
@@ -171,10 +158,9 @@ func (l *subjectLimiter) tryConsume(now int64, a *amounts, mask uint16) (bool, T
 		l.mu.Unlock()
 		return false, worstT, worst
 	}
-	for t := ThrottleType(1); t <= numThrottleTypes; t++ {
-		if m&(1<<t) != 0 {
-			l.mu.rl[t].adjust(float64(a[t]))
-		}
+	for b := m; b != 0; b &= b - 1 {
+		t := ThrottleType(bits.TrailingZeros16(b))
+		l.mu.rl[t].adjust(float64(a[t]))
 	}
 	l.mu.Unlock()
 	return true, 0, 0
@@ -183,9 +169,9 @@ func (l *subjectLimiter) tryConsume(now int64, a *amounts, mask uint16) (bool, T
 // adjust takes sign × a[t] from each limited type in mask.
 func (l *subjectLimiter) adjust(a *amounts, mask uint16, sign int64) {
 	l.mu.Lock()
-	m := mask & l.mu.set
-	for t := ThrottleType(1); t <= numThrottleTypes; t++ {
-		if m&(1<<t) != 0 && a[t] != 0 {
+	for b := mask & l.mu.set; b != 0; b &= b - 1 {
+		t := ThrottleType(bits.TrailingZeros16(b))
+		if a[t] != 0 {
 			l.mu.rl[t].adjust(float64(sign * a[t]))
 		}
 	}
