@@ -33,8 +33,8 @@ func BenchmarkCheck(b *testing.B) {
 		reqs[i] = Request{User: fmt.Sprintf("user%05d", i*7%users), Namespace: "ns", Table: "t1", Kind: KindRead, EstBytes: 100}
 	}
 	for _, bc := range []struct {
-		name string
-		par  bool
+		name   string
+		par    bool
 		charge bool
 	}{{"check", false, false}, {"check+charge", false, true}, {"parallel", true, false}} {
 		b.Run(bc.name, func(b *testing.B) {

@@ -514,4 +514,3 @@ func (c *Checker) describe(now time.Time, req Request) []string {
 	}
 	return out
 }
-
