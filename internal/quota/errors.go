@@ -1,0 +1,137 @@
+package quota
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ErrThrottled matches every *ThrottledError with errors.Is. RPC layers map
+// it to HBase's RpcThrottlingException (retriable, with a wait hint).
+var ErrThrottled = errors.New("quota: throttled")
+
+// ThrottledError says which throttle was exceeded and how long until the
+// request's tokens are due.
+type ThrottledError struct {
+	Type ThrottleType
+	Wait time.Duration
+}
+
+// throttleMessages are the type texts of HBase's RpcThrottlingException
+// (MSG_TYPE, in the order of its Type enum, which differs from the
+// ThrottleType order), indexed here by ThrottleType. The Java client finds
+// the type by searching the message for these texts, so they must match
+// byte for byte. Note HBase's text for the handler type is "request handler
+// usage time exceeded".
+var throttleMessages = [numThrottleTypes + 1]string{
+	RequestNumber:         "number of requests exceeded",
+	RequestSize:           "request size limit exceeded",
+	ReadNumber:            "number of read requests exceeded",
+	WriteNumber:           "number of write requests exceeded",
+	WriteSize:             "write size limit exceeded",
+	ReadSize:              "read size limit exceeded",
+	RequestCapacityUnit:   "request capacity unit exceeded",
+	ReadCapacityUnit:      "read capacity unit exceeded",
+	WriteCapacityUnit:     "write capacity unit exceeded",
+	AtomicRequestNumber:   "atomic request number exceeded",
+	AtomicReadSize:        "atomic read size exceeded",
+	AtomicWriteSize:       "atomic write size exceeded",
+	RequestHandlerUsageMs: "request handler usage time exceeded",
+}
+
+const msgWait = " - wait "
+
+// Error is RpcThrottlingException's message: "<type text> - wait <duration>",
+// e.g. "number of requests exceeded - wait 1sec, 200ms".
+func (e *ThrottledError) Error() string {
+	return throttleMessages[e.Type] + msgWait + FormatWait(e.Wait)
+}
+
+// Is makes errors.Is(err, ErrThrottled) true.
+func (e *ThrottledError) Is(target error) bool { return target == ErrThrottled }
+
+// WaitMillis is the wait hint in whole milliseconds, rounded up so that a
+// client retrying after it finds its tokens due.
+func (e *ThrottledError) WaitMillis() int64 { return ceilMillis(e.Wait) }
+
+func ceilMillis(d time.Duration) int64 {
+	if d <= 0 {
+		return 0
+	}
+	return int64((d + time.Millisecond - 1) / time.Millisecond)
+}
+
+// FormatWait formats d as HBase's RpcThrottlingException.stringFromMillis
+// does, after rounding up to whole milliseconds: "1hr, 2mins, 3sec, 4ms";
+// zero parts are left out except the milliseconds; hours and minutes are
+// singular when 1 ("1hr", "1min"), seconds never ("1sec").
+func FormatWait(d time.Duration) string {
+	ms := ceilMillis(d)
+	var b strings.Builder
+	hours, rem := ms/3_600_000, ms%3_600_000
+	mins, rem := rem/60_000, rem%60_000
+	secs, ms := rem/1000, rem%1000
+	if hours != 0 {
+		b.WriteString(strconv.FormatInt(hours, 10))
+		if hours > 1 {
+			b.WriteString("hrs, ")
+		} else {
+			b.WriteString("hr, ")
+		}
+	}
+	if mins != 0 {
+		b.WriteString(strconv.FormatInt(mins, 10))
+		if mins > 1 {
+			b.WriteString("mins, ")
+		} else {
+			b.WriteString("min, ")
+		}
+	}
+	if secs != 0 {
+		b.WriteString(strconv.FormatInt(secs, 10))
+		b.WriteString("sec, ")
+	}
+	b.WriteString(strconv.FormatInt(ms, 10))
+	b.WriteString("ms")
+	return b.String()
+}
+
+// ParseThrottledMessage recovers the type and wait from a message built by
+// Error (what HBase's client does after unwrapping a RemoteException).
+func ParseThrottledMessage(msg string) (*ThrottledError, bool) {
+	for t := RequestNumber; t <= RequestHandlerUsageMs; t++ {
+		i := strings.Index(msg, throttleMessages[t]+msgWait)
+		if i < 0 {
+			continue
+		}
+		rest := msg[i+len(throttleMessages[t])+len(msgWait):]
+		var total time.Duration
+		for _, part := range strings.Split(rest, ", ") {
+			n := 0
+			for n < len(part) && part[n] >= '0' && part[n] <= '9' {
+				n++
+			}
+			v, err := strconv.ParseInt(part[:n], 10, 64)
+			if err != nil {
+				return nil, false
+			}
+			var unit time.Duration
+			switch part[n:] {
+			case "hr", "hrs":
+				unit = time.Hour
+			case "min", "mins":
+				unit = time.Minute
+			case "sec":
+				unit = time.Second
+			case "ms":
+				unit = time.Millisecond
+			default:
+				return nil, false
+			}
+			total += time.Duration(v) * unit
+		}
+		return &ThrottledError{Type: t, Wait: total}, true
+	}
+	return nil, false
+}

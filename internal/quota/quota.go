@@ -1,0 +1,516 @@
+package quota
+
+import (
+	"fmt"
+	"math/bits"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Kind is what a request does, which decides the throttle types it counts
+// against.
+type Kind int8
+
+const (
+	// KindRead is a get (or a batch of gets).
+	KindRead Kind = iota
+	// KindWrite is a put or delete (or a batch of them).
+	KindWrite
+	// KindAtomic is checkAndMutate, increment or append: it counts as a read
+	// and a write, and against the ATOMIC_* types (HBASE-28349, HBASE-29229).
+	KindAtomic
+	// KindScan is one scan call (a next() of up to many rows); a read.
+	KindScan
+)
+
+func (k Kind) String() string {
+	switch k {
+	case KindRead:
+		return "read"
+	case KindWrite:
+		return "write"
+	case KindAtomic:
+		return "atomic"
+	case KindScan:
+		return "scan"
+	}
+	return fmt.Sprintf("Kind(%d)", int8(k))
+}
+
+// Request describes one RPC for a quota check.
+type Request struct {
+	// User is the (quota) user; Namespace and Table name the table (Table is
+	// the qualifier; an empty Namespace means "default").
+	User, Namespace, Table string
+	Kind                   Kind
+	// Reqs is the number of operations in the call (a multi of 10 gets is
+	// 10). 0 means 1.
+	Reqs int64
+	// EstBytes is the estimated size: bytes to write, or to read for reads
+	// and scans (for atomic operations, both). Grant.Charge corrects it.
+	EstBytes int64
+}
+
+// amounts is the cost of a request per throttle type, indexed by type.
+type amounts [numThrottleTypes + 1]int64
+
+const (
+	bitsRequest = 1<<RequestNumber | 1<<RequestSize | 1<<RequestCapacityUnit | 1<<RequestHandlerUsageMs
+	bitsWrite   = 1<<WriteNumber | 1<<WriteSize | 1<<WriteCapacityUnit
+	bitsRead    = 1<<ReadNumber | 1<<ReadSize | 1<<ReadCapacityUnit
+	bitsAtomic  = 1<<AtomicRequestNumber | 1<<AtomicReadSize | 1<<AtomicWriteSize
+	// bitsBytes are the types whose cost depends on the bytes (what Charge
+	// corrects).
+	bitsBytes = 1<<RequestSize | 1<<RequestCapacityUnit | 1<<WriteSize | 1<<WriteCapacityUnit |
+		1<<ReadSize | 1<<ReadCapacityUnit | 1<<AtomicReadSize | 1<<AtomicWriteSize
+)
+
+func ceilDiv(a, b int64) int64 {
+	if a <= 0 {
+		return 0
+	}
+	return (a + b - 1) / b
+}
+
+// cost computes a request's amounts as HBase's DefaultOperationQuota and
+// TimeBasedLimiter do: request types count reads + writes, CU =
+// ceil(bytes / unit). The handler-time estimate is 0: it is charged after
+// the fact (ChargeHandlerTime), so a tenant in handler debt waits.
+func (c *Checker) cost(kind Kind, reqs, bytes int64, a *amounts) uint16 {
+	if reqs <= 0 {
+		reqs = 1
+	}
+	var nr, nw, rb, wb int64
+	mask := uint16(bitsRequest)
+	switch kind {
+	case KindWrite:
+		nw, wb = reqs, bytes
+	case KindAtomic:
+		nr, nw, rb, wb = reqs, reqs, bytes, bytes
+		mask |= bitsAtomic
+	default:
+		nr, rb = reqs, bytes
+	}
+	if nw > 0 {
+		mask |= bitsWrite
+	}
+	if nr > 0 {
+		mask |= bitsRead
+	}
+	rcu, wcu := ceilDiv(rb, c.cfg.ReadCapacityUnit), ceilDiv(wb, c.cfg.WriteCapacityUnit)
+	a[RequestNumber], a[RequestSize], a[RequestCapacityUnit] = nr+nw, rb+wb, rcu+wcu
+	a[WriteNumber], a[WriteSize], a[WriteCapacityUnit] = nw, wb, wcu
+	a[ReadNumber], a[ReadSize], a[ReadCapacityUnit] = nr, rb, rcu
+	a[AtomicRequestNumber], a[AtomicReadSize], a[AtomicWriteSize] = nr+nw, rb, wb
+	a[RequestHandlerUsageMs] = 0
+	return mask
+}
+
+// subjectLimiter holds the rate limiters of one subject (HBase's
+// TimeBasedLimiter: one per throttle type).
+type subjectLimiter struct {
+	subject   Subject
+	isDefault bool // the default user quota of subject.User
+
+	mu struct {
+		sync.Mutex
+		// set has bit t set when type t is limited; rl[t] is its limiter.
+		set uint16
+		rl  [numThrottleTypes + 1]RateLimiter
+	}
+}
+
+// setLimits installs the throttles, keeping the balances of types that stay
+// limited (RateLimiter.Update).
+func (l *subjectLimiter) setLimits(now int64, ths map[ThrottleType]TimedQuota, factor func(Scope) float64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var set uint16
+	for t, tq := range ths {
+		limit := float64(tq.Limit.Amount) * factor(tq.Scope)
+		if l.mu.set&(1<<t) != 0 {
+			l.mu.rl[t].updateNs(now, limit, tq.Limit.Per)
+		} else {
+			l.mu.rl[t] = NewRateLimiter(limit, tq.Limit.Per)
+		}
+		set |= 1 << t
+	}
+	l.mu.set = set
+}
+
+// tryConsume takes the request's amounts from every limited type it counts
+// against, or from none. On failure it reports the type with the longest
+// wait (the binding one; HBase reports the first exceeded in its check
+// order, which for a retry hint is the less useful choice) and that wait.
+func (l *subjectLimiter) tryConsume(now int64, a *amounts, mask uint16) (bool, ThrottleType, time.Duration) {
+	l.mu.Lock()
+	m := mask & l.mu.set
+	var worstT ThrottleType
+	var worst time.Duration
+	for b := m; b != 0; b &= b - 1 {
+		t := ThrottleType(bits.TrailingZeros16(b))
+		if ok, w := l.mu.rl[t].checkNs(now, a[t]); !ok && (worstT == 0 || w > worst) {
+			worstT, worst = t, w
+		}
+	}
+	if worstT != 0 {
+		l.mu.Unlock()
+		return false, worstT, worst
+	}
+	for b := m; b != 0; b &= b - 1 {
+		t := ThrottleType(bits.TrailingZeros16(b))
+		l.mu.rl[t].adjust(float64(a[t]))
+	}
+	l.mu.Unlock()
+	return true, 0, 0
+}
+
+// adjust takes sign × a[t] from each limited type in mask.
+func (l *subjectLimiter) adjust(a *amounts, mask uint16, sign int64) {
+	l.mu.Lock()
+	for b := mask & l.mu.set; b != 0; b &= b - 1 {
+		t := ThrottleType(bits.TrailingZeros16(b))
+		if a[t] != 0 {
+			l.mu.rl[t].adjust(float64(sign * a[t]))
+		}
+	}
+	l.mu.Unlock()
+}
+
+type tableKey struct{ ns, table string }
+
+// userEntry is everything set for one user.
+type userEntry struct {
+	global     *subjectLimiter
+	tables     map[tableKey]*subjectLimiter
+	namespaces map[string]*subjectLimiter
+	bypass     bool
+	priority   Priority
+	weight     int
+}
+
+// checkerState is an immutable snapshot of the lookup tables; limiters are
+// shared between snapshots so their balances survive Update.
+type checkerState struct {
+	settings   Settings
+	users      map[string]*userEntry
+	tables     map[tableKey]*subjectLimiter
+	namespaces map[string]*subjectLimiter
+	rs         *subjectLimiter
+	all        map[Subject]*subjectLimiter
+}
+
+// Checker enforces Settings on requests. It is safe for concurrent use: the
+// lookup tables are an immutable snapshot swapped atomically by Update, and
+// each subject's limiters have their own mutex. Check neither allocates nor
+// takes a global lock for users with quota settings.
+type Checker struct {
+	cfg          Config
+	base         time.Time // the limiters' clock reads now.Sub(base) + 1
+	defaultQuota map[ThrottleType]TimedQuota
+
+	state atomic.Pointer[checkerState]
+
+	updateMu sync.Mutex // serializes Update
+
+	defaults struct {
+		sync.RWMutex
+		// m holds the default-quota limiters of users without settings,
+		// created on their first request. Entries are dropped when the user
+		// gets settings; otherwise they are kept (HBase evicts idle ones).
+		m map[string]*subjectLimiter
+	}
+}
+
+// NewChecker builds a Checker enforcing st; now starts the limiters' clocks.
+func NewChecker(cfg Config, st Settings, now time.Time) (*Checker, error) {
+	cfg.EnsureDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	c := &Checker{cfg: cfg, base: now}
+	if len(cfg.DefaultUserThrottles) > 0 {
+		c.defaultQuota = make(map[ThrottleType]TimedQuota, len(cfg.DefaultUserThrottles))
+		for t, l := range cfg.DefaultUserThrottles {
+			c.defaultQuota[t] = TimedQuota{Limit: l}
+		}
+	}
+	c.defaults.m = make(map[string]*subjectLimiter)
+	if err := c.Update(st, now); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Settings returns the settings being enforced.
+func (c *Checker) Settings() Settings { return c.state.Load().settings }
+
+// Update switches to st. Limiters of subjects that keep a throttle keep
+// their balance (RateLimiter.Update); new ones start full. On error nothing
+// changes.
+func (c *Checker) Update(st Settings, now time.Time) error {
+	if err := st.Validate(); err != nil {
+		return err
+	}
+	c.updateMu.Lock()
+	defer c.updateMu.Unlock()
+	old := c.state.Load()
+	ns := &checkerState{
+		settings:   st,
+		users:      make(map[string]*userEntry),
+		tables:     make(map[tableKey]*subjectLimiter),
+		namespaces: make(map[string]*subjectLimiter),
+		all:        make(map[Subject]*subjectLimiter, st.Len()),
+	}
+	user := func(u string) *userEntry {
+		e := ns.users[u]
+		if e == nil {
+			e = &userEntry{}
+			ns.users[u] = e
+		}
+		return e
+	}
+	for s, q := range st.m {
+		if s.Kind() == SubjectUser {
+			e := user(s.User)
+			e.bypass, e.priority, e.weight = q.BypassGlobals, q.Priority, q.Weight
+		}
+		if len(q.Throttles) == 0 {
+			if s.User != "" {
+				user(s.User) // a user with any setting gets no default quota
+			}
+			continue
+		}
+		var l *subjectLimiter
+		if old != nil {
+			l = old.all[s]
+		}
+		if l == nil {
+			l = &subjectLimiter{subject: s}
+		}
+		l.setLimits(c.clock(now), q.Throttles, c.scopeFactor(s))
+		ns.all[s] = l
+		switch s.Kind() {
+		case SubjectUser:
+			user(s.User).global = l
+		case SubjectUserTable:
+			e := user(s.User)
+			if e.tables == nil {
+				e.tables = make(map[tableKey]*subjectLimiter)
+			}
+			e.tables[tableKey{s.Namespace, s.Table}] = l
+		case SubjectUserNamespace:
+			e := user(s.User)
+			if e.namespaces == nil {
+				e.namespaces = make(map[string]*subjectLimiter)
+			}
+			e.namespaces[s.Namespace] = l
+		case SubjectTable:
+			ns.tables[tableKey{s.Namespace, s.Table}] = l
+		case SubjectNamespace:
+			ns.namespaces[s.Namespace] = l
+		case SubjectRegionServer:
+			ns.rs = l
+		}
+	}
+	c.defaults.Lock()
+	for u := range c.defaults.m {
+		if ns.users[u] != nil {
+			delete(c.defaults.m, u)
+		}
+	}
+	c.defaults.Unlock()
+	c.state.Store(ns)
+	return nil
+}
+
+// scopeFactor returns how a limit of subject s is scaled on this server:
+// 1 for MACHINE scope; for CLUSTER scope HBase's static split.
+func (c *Checker) scopeFactor(s Subject) func(Scope) float64 {
+	return func(sc Scope) float64 {
+		if sc != ScopeCluster {
+			return 1
+		}
+		if k := s.Kind(); (k == SubjectTable || k == SubjectUserTable) && c.cfg.TableShare != nil {
+			return c.cfg.TableShare(s.Namespace, s.Table)
+		}
+		return 1 / float64(c.cfg.NumServers)
+	}
+}
+
+// clock reads now on the limiters' monotonic clock (never 0, which means
+// "not started").
+func (c *Checker) clock(now time.Time) int64 { return int64(now.Sub(c.base)) + 1 }
+
+// defaultLimiter returns user's default-quota limiter, creating it.
+func (c *Checker) defaultLimiter(user string, now time.Time) *subjectLimiter {
+	c.defaults.RLock()
+	l := c.defaults.m[user]
+	c.defaults.RUnlock()
+	if l != nil {
+		return l
+	}
+	c.defaults.Lock()
+	defer c.defaults.Unlock()
+	if l = c.defaults.m[user]; l == nil {
+		l = &subjectLimiter{subject: UserSubject(user), isDefault: true}
+		l.setLimits(c.clock(now), c.defaultQuota, func(Scope) float64 { return 1 })
+		c.defaults.m[user] = l
+	}
+	return l
+}
+
+// maxLimiters is the most limiters one request meets: user, table,
+// namespace, region server.
+const maxLimiters = 4
+
+// limitersFor applies HBase's precedence (RegionServerRpcQuotaManager,
+// UserQuotaState.getTableLimiter): one user limiter, the first set among
+// user+table, user+namespace and user (or the default user quota when the
+// user has no settings at all); then, unless the user has GLOBAL_BYPASS, the
+// table, namespace and region-server limiters.
+func (c *Checker) limitersFor(st *checkerState, now time.Time, req *Request, out *[maxLimiters]*subjectLimiter) int {
+	ns := req.Namespace
+	if ns == "" {
+		ns = DefaultNamespace
+	}
+	tk := tableKey{ns, req.Table}
+	n := 0
+	e := st.users[req.User]
+	var ul *subjectLimiter
+	if e != nil {
+		if e.tables != nil {
+			ul = e.tables[tk]
+		}
+		if ul == nil && e.namespaces != nil {
+			ul = e.namespaces[ns]
+		}
+		if ul == nil {
+			ul = e.global
+		}
+	} else if c.defaultQuota != nil {
+		ul = c.defaultLimiter(req.User, now)
+	}
+	if ul != nil {
+		out[n] = ul
+		n++
+	}
+	if e != nil && e.bypass {
+		return n
+	}
+	if l := st.tables[tk]; l != nil {
+		out[n] = l
+		n++
+	}
+	if l := st.namespaces[ns]; l != nil {
+		out[n] = l
+		n++
+	}
+	if st.rs != nil {
+		out[n] = st.rs
+		n++
+	}
+	return n
+}
+
+// Check takes req's estimated cost from every applicable limiter, or from
+// none: if one limiter refuses, those already charged are refunded and the
+// error is a *ThrottledError with that limiter's binding type and the time
+// until its tokens are due. On success the Grant corrects the estimate
+// after the fact. Check does not allocate on success.
+func (c *Checker) Check(now time.Time, req Request) (Grant, error) {
+	st := c.state.Load()
+	var g Grant
+	n := c.limitersFor(st, now, &req, &g.lims)
+	if n == 0 {
+		return Grant{}, nil
+	}
+	var a amounts
+	mask := c.cost(req.Kind, req.Reqs, req.EstBytes, &a)
+	ns := c.clock(now)
+	for i := 0; i < n; i++ {
+		ok, t, wait := g.lims[i].tryConsume(ns, &a, mask)
+		if !ok {
+			for j := 0; j < i; j++ {
+				g.lims[j].adjust(&a, mask, -1)
+			}
+			return Grant{}, &ThrottledError{Type: t, Wait: wait}
+		}
+	}
+	g.c, g.n, g.mask = c, int8(n), mask
+	g.kind, g.reqs, g.bytes = req.Kind, req.Reqs, req.EstBytes
+	return g, nil
+}
+
+// Tenant returns the user's scheduling class and weight (weight ≥ 1).
+func (c *Checker) Tenant(user string) (Priority, int) {
+	e := c.state.Load().users[user]
+	if e == nil {
+		return PriorityMedium, 1
+	}
+	return e.priority, max(e.weight, 1)
+}
+
+// Grant is an admitted request's claim on its limiters. Its methods are not
+// safe for concurrent use on the same Grant. The zero Grant (no limiter
+// applied) does nothing.
+type Grant struct {
+	c     *Checker
+	lims  [maxLimiters]*subjectLimiter
+	n     int8
+	mask  uint16
+	kind  Kind
+	reqs  int64
+	bytes int64 // bytes charged so far
+}
+
+// Charge replaces the estimated bytes with the actual ones: the difference
+// is taken from (or given back to) every limiter that was charged, for the
+// size and CU types. Limiters may go into debt, which later refills repay:
+// a 100-row scan that estimated one block pays for all it read, and the
+// tenant's next requests wait longer. It may be called again with a newer
+// total.
+func (g *Grant) Charge(actualBytes int64) {
+	if g.c == nil || actualBytes == g.bytes {
+		return
+	}
+	var before, after amounts
+	g.c.cost(g.kind, g.reqs, g.bytes, &before)
+	g.c.cost(g.kind, g.reqs, actualBytes, &after)
+	var d amounts
+	for t := range d {
+		d[t] = after[t] - before[t]
+	}
+	for i := int8(0); i < g.n; i++ {
+		g.lims[i].adjust(&d, g.mask&bitsBytes, 1)
+	}
+	g.bytes = actualBytes
+}
+
+// ChargeHandlerTime charges the handler time the request used against
+// REQUEST_HANDLER_USAGE_MS (rounded up to whole milliseconds).
+func (g *Grant) ChargeHandlerTime(d time.Duration) {
+	if g.c == nil || d <= 0 {
+		return
+	}
+	var a amounts
+	a[RequestHandlerUsageMs] = ceilMillis(d)
+	for i := int8(0); i < g.n; i++ {
+		g.lims[i].adjust(&a, 1<<RequestHandlerUsageMs, 1)
+	}
+}
+
+// describe lists the limiters that apply to req, for tests and debugging.
+func (c *Checker) describe(now time.Time, req Request) []string {
+	var lims [maxLimiters]*subjectLimiter
+	n := c.limitersFor(c.state.Load(), now, &req, &lims)
+	out := make([]string, n)
+	for i, l := range lims[:n] {
+		out[i] = l.subject.String()
+		if l.isDefault {
+			out[i] = "default quota of " + out[i]
+		}
+	}
+	return out
+}
