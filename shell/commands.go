@@ -484,11 +484,17 @@ Locate the region given a table name and a row-key
 		Keys: keys(quotaTargetKeys, map[string]Kind{
 			"TYPE": KConst | KString, "THROTTLE_TYPE": KConst | KString,
 			"LIMIT": KString | KConst | KInt, "POLICY": KConst | KString, "GLOBAL_BYPASS": KBool,
+			"SCOPE": KConst | KString, "PRIORITY": KConst | KString, "WEIGHT": KInt,
 		}),
 		Enums: map[string][]string{
-			"TYPE":          {"THROTTLE", "SPACE"},
-			"THROTTLE_TYPE": {"READ", "WRITE", "REQUEST"},
-			"POLICY":        {"DISABLE", "NO_WRITES", "NO_WRITES_COMPACTIONS", "NO_INSERTS"},
+			"TYPE": {"THROTTLE", "SPACE"},
+			"THROTTLE_TYPE": {"READ", "WRITE", "REQUEST", "REQUEST_NUMBER", "REQUEST_SIZE", "WRITE_NUMBER",
+				"WRITE_SIZE", "READ_NUMBER", "READ_SIZE", "REQUEST_CAPACITY_UNIT", "WRITE_CAPACITY_UNIT",
+				"READ_CAPACITY_UNIT", "ATOMIC_READ_SIZE", "ATOMIC_REQUEST_NUMBER", "ATOMIC_WRITE_SIZE",
+				"REQUEST_HANDLER_USAGE_MS"},
+			"SCOPE":    {"MACHINE", "CLUSTER"},
+			"PRIORITY": {"HIGH", "MEDIUM", "LOW"},
+			"POLICY":   {"DISABLE", "NO_WRITES", "NO_WRITES_COMPACTIONS", "NO_INSERTS"},
 		}, Usage: `
 Set a quota for a user, table, namespace or region server.
 Syntax : set_quota TYPE => <type>, <args>

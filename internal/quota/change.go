@@ -207,3 +207,11 @@ func throttleTypeFor(name string, l Limit) (ThrottleType, error) {
 	}
 	return t, nil
 }
+
+// ResolveThrottleType maps set_quota's THROTTLE_TYPE (empty, REQUEST, READ,
+// WRITE or a full type name) and a parsed LIMIT to the throttle type, as
+// the server does when it applies a Change. Clients that build a wire
+// request from shell arguments use it.
+func ResolveThrottleType(name string, l Limit) (ThrottleType, error) {
+	return throttleTypeFor(name, l)
+}
