@@ -3,8 +3,12 @@ package cluster
 import (
 	"bytes"
 	"context"
+	"errors"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"google.golang.org/protobuf/proto"
 
@@ -151,4 +155,136 @@ func TestQuotaSetAndView(t *testing.T) {
 	if len(gd.GetTableSchema()) != 1 {
 		t.Fatalf("GetTableDescriptors(hbase:quota) = %v", gd)
 	}
+}
+
+// userGetter issues Gets of one row as one user over its own connection.
+type userGetter struct {
+	cc  *hbaserpc.ClientConn
+	req *hbasepb.GetRequest
+}
+
+func newUserGetter(t *testing.T, ctx context.Context, cl *testClient, user, table, row string) *userGetter {
+	t.Helper()
+	l, err := cl.locate(ctx, table, []byte(row))
+	must(t, err)
+	cc, err := hbaserpc.Dial(ctx, l.Server, hbaserpc.DialOptions{User: user, Service: "ClientService"})
+	must(t, err)
+	t.Cleanup(func() { _ = cc.Close() })
+	pb, err := hbaseconv.GetToPB(region.Get{Row: []byte(row)})
+	must(t, err)
+	return &userGetter{cc: cc, req: &hbasepb.GetRequest{Region: hbaseconv.RegionSpecifierFromName(l.Name), Get: pb}}
+}
+
+func (g *userGetter) get(ctx context.Context) error {
+	_, err := g.cc.Call(ctx, "Get", g.req, nil, &hbasepb.GetResponse{})
+	return err
+}
+
+// loadRate runs conc goroutines of Gets per getter set for warm+measure,
+// and returns the completed Gets per second within the measured window and
+// the number of failed calls.
+func loadRate(ctx context.Context, getters []*userGetter, warm, measure time.Duration) (float64, int64) {
+	var done, failed atomic.Int64
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for _, g := range getters {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if err := g.get(ctx); err != nil {
+					failed.Add(1)
+				} else {
+					done.Add(1)
+				}
+			}
+		}()
+	}
+	time.Sleep(warm)
+	start, t0 := done.Load(), time.Now()
+	time.Sleep(measure)
+	end, el := done.Load(), time.Since(t0)
+	close(stop)
+	wg.Wait()
+	return float64(end-start) / el.Seconds(), failed.Load()
+}
+
+func TestQuotaThrottle(t *testing.T) {
+	c := startCluster(t, Config{})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cl := newClient(t, c.MasterAddr())
+	must(t, cl.createTable(ctx, "qt", families("f")))
+	must(t, cl.put(ctx, "qt", "r", kv("f", "q", "v")))
+
+	// Propagation: user p's Gets (reject mode) are throttled within 1 s of
+	// SetQuota returning.
+	must(t, c.RegionServers[0].SetQuotaMode(quota.ModeReject))
+	p := newUserGetter(t, ctx, cl, "p", "qt", "r")
+	must(t, p.get(ctx))
+	must(t, cl.setQuota(ctx, throttleReq("p", quota.RequestNumber, 1)))
+	set := time.Now()
+	var err error
+	for time.Since(set) < 2*time.Second {
+		if err = p.get(ctx); err != nil {
+			break
+		}
+	}
+	delay := time.Since(set)
+	wantClass(t, err, hbaserpc.RpcThrottling)
+	t.Logf("quota enforced %v after SetQuota returned", delay)
+	if delay > time.Second {
+		t.Fatalf("quota enforced only %v after SetQuota", delay)
+	}
+	var re *hbaserpc.Error
+	if !errors.As(err, &re) || re.DoNotRetry {
+		t.Fatalf("throttling error %#v: want a retriable RpcThrottlingException", err)
+	}
+	te, ok := quota.ParseThrottledMessage(re.Message)
+	if !ok || te.Type != quota.RequestNumber || te.Wait <= 0 || te.Wait > time.Second {
+		t.Fatalf("throttling message %q: parsed %+v %v, want number of requests with a wait in (0, 1s]", re.Message, te, ok)
+	}
+
+	// Queue mode: user t at 50 req/s from 8 callers sees 50 req/s and no
+	// failure, while user u (no quota) runs unthrottled.
+	must(t, c.RegionServers[0].SetQuotaMode(quota.ModeQueue))
+	must(t, cl.setQuota(ctx, throttleReq("t", quota.RequestNumber, 50)))
+	time.Sleep(200 * time.Millisecond)
+	var tg, ug []*userGetter
+	for i := 0; i < 8; i++ {
+		tg = append(tg, newUserGetter(t, ctx, cl, "t", "qt", "r"))
+	}
+	for i := 0; i < 4; i++ {
+		ug = append(ug, newUserGetter(t, ctx, cl, "u", "qt", "r"))
+	}
+	var (
+		tRate, uRate     float64
+		tFailed, uFailed int64
+		wg               sync.WaitGroup
+	)
+	wg.Add(2)
+	go func() { defer wg.Done(); tRate, tFailed = loadRate(ctx, tg, time.Second, 3*time.Second) }()
+	go func() { defer wg.Done(); uRate, uFailed = loadRate(ctx, ug, time.Second, 3*time.Second) }()
+	wg.Wait()
+	t.Logf("user t: %.1f req/s (limit 50, error %+.1f%%), %d failed; user u: %.0f req/s, %d failed",
+		tRate, (tRate-50)/50*100, tFailed, uRate, uFailed)
+	if tRate < 47.5 || tRate > 52.5 || tFailed != 0 {
+		t.Errorf("user t: %.1f req/s with %d failures, want 50±5%% and none", tRate, tFailed)
+	}
+	if uRate < 200 || uFailed != 0 {
+		t.Errorf("user u: %.0f req/s with %d failures, want unthrottled (> 200) and none", uRate, uFailed)
+	}
+
+	// Switching the RPC throttle off lifts every limit.
+	must(t, cl.masterCall(ctx, "SwitchRpcThrottle", &hbasepb.SwitchRpcThrottleRequest{RpcThrottleEnabled: proto.Bool(false)},
+		&hbasepb.SwitchRpcThrottleResponse{}))
+	waitFor(t, 2*time.Second, "rpc throttle off", func() bool {
+		r, _ := loadRate(ctx, tg[:1], 0, 200*time.Millisecond)
+		return r > 100
+	})
 }
