@@ -100,12 +100,13 @@ func (g *quotaGate) follow(ctx context.Context, catalog *meta.Catalog, cli *clie
 			return
 		case _, ok := <-w:
 			if !ok {
-				lifecycle := time.NewTimer(retryDelay)
+				// The watch ended (etcd trouble): retry after a pause.
+				pause := time.NewTimer(retryDelay)
 				select {
 				case <-ctx.Done():
-					lifecycle.Stop()
+					pause.Stop()
 					return
-				case <-lifecycle.C:
+				case <-pause.C:
 				}
 				w = cli.Watch(clientv3.WithRequireLeader(ctx), catalog.QuotasPrefix(), clientv3.WithPrefix())
 			}
