@@ -31,6 +31,8 @@ type Master struct {
 	log     *slog.Logger
 	catalog *meta.Catalog
 	meta    *metaView
+	// quotaView is hbase:quota, a view of the quota settings.
+	quotaView *quotaView
 	// metaClient serves ClientService for hbase:meta.
 	metaClient *clientsvc.Service
 	rpc        *hbaserpc.Server
@@ -71,8 +73,14 @@ func Start(ctx context.Context, cfg Config) (*Master, error) {
 	if m.meta, err = newMetaView(m.catalog); err != nil {
 		return nil, err
 	}
+	m.meta.extra = m.quotaMetaRows
+	if m.quotaView, err = newQuotaView(m.catalog); err != nil {
+		m.meta.close()
+		return nil, err
+	}
 	if err := m.meta.rebuild(ctx); err != nil {
 		m.meta.close()
+		m.quotaView.close()
 		return nil, err
 	}
 	m.rpc, err = hbaserpc.NewServer(hbaserpc.ServerConfig{
@@ -88,6 +96,7 @@ func Start(ctx context.Context, cfg Config) (*Master, error) {
 	})
 	if err != nil {
 		m.meta.close()
+		m.quotaView.close()
 		return nil, fmt.Errorf("master: %w", err)
 	}
 	m.addr = net.JoinHostPort(cfg.Advertise, strconv.Itoa(m.rpc.Addr().(*net.TCPAddr).Port))
@@ -97,6 +106,7 @@ func Start(ctx context.Context, cfg Config) (*Master, error) {
 		}
 	})
 	m.group.Go(func(ctx context.Context) { m.meta.follow(ctx, cfg.Etcd, m.log.Warn) })
+	m.group.Go(func(ctx context.Context) { m.quotaView.follow(ctx, cfg.Etcd, m.log.Warn) })
 	m.group.Go(m.campaign)
 	m.log.Info("master: started", "addr", m.addr)
 	return m, nil
@@ -187,5 +197,6 @@ func (m *Master) Close() {
 		m.metaClient.Close()
 	}
 	m.meta.close()
+	m.quotaView.close()
 	m.log.Info("master: stopped", "addr", m.addr)
 }

@@ -44,6 +44,9 @@ type metaView struct {
 	engine  *storage.Engine
 	mu      sync.Mutex // serialises rebuilds
 	r       *region.Region
+	// extra, if set, returns rows of the master's own system tables
+	// (hbase:quota) to add to every rebuild.
+	extra func() ([]region.Mutation, error)
 }
 
 func newMetaView(c *meta.Catalog) (*metaView, error) {
@@ -96,6 +99,13 @@ func (v *metaView) rebuild(ctx context.Context) error {
 			return err
 		}
 		muts = append(muts, m)
+	}
+	if v.extra != nil {
+		more, err := v.extra()
+		if err != nil {
+			return err
+		}
+		muts = append(muts, more...)
 	}
 	return v.r.Replace(ctx, muts)
 }

@@ -32,6 +32,9 @@ func (mr metaRegions) Region(name []byte, encoded bool) (*region.Region, error) 
 	if (!encoded && string(name) == string(MetaRegionName)) || (encoded && string(name) == MetaEncodedName) {
 		return mr.m.meta.region(), nil
 	}
+	if mr.m.quotaView != nil && ((!encoded && string(name) == string(quotaRegionName)) || (encoded && string(name) == quotaEncodedName)) {
+		return mr.m.quotaView.r, nil
+	}
 	return nil, clientsvc.ErrNotServing
 }
 
@@ -271,7 +274,8 @@ func modifyTable(ctx context.Context, m *Master, p []byte) (proto.Message, error
 
 // systemTables are listed for include_sys_tables requests.
 func (m *Master) systemTables() []meta.Table {
-	return []meta.Table{{Name: meta.MetaTable, Descriptor: metaDescriptor, State: meta.TableEnabled}}
+	return []meta.Table{{Name: meta.MetaTable, Descriptor: metaDescriptor, State: meta.TableEnabled},
+		{Name: QuotaTable, Descriptor: quotaDescriptor, State: meta.TableEnabled}}
 }
 
 func getTableDescriptors(ctx context.Context, m *Master, p []byte) (proto.Message, error) {

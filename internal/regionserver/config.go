@@ -10,6 +10,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/weirdb/weir/internal/quota"
 	"github.com/weirdb/weir/internal/storage"
 )
 
@@ -45,6 +46,17 @@ type Config struct {
 	MaxRequestSize int
 	// Storage tunes the Pebble store; Dir and FS are taken from DataDir.
 	Storage storage.Options
+	// QuotaDisabled turns RPC quotas off entirely (HBase's
+	// hbase.quota.enabled=false): no settings are loaded, no call is
+	// checked.
+	QuotaDisabled bool
+	// QuotaMode is weir.quota.throttle.mode: an over-limit request waits
+	// in its tenant's queue (quota.ModeQueue, the default) or is rejected at
+	// once with RpcThrottlingException (quota.ModeReject).
+	QuotaMode quota.Mode
+	// QuotaMaxWait bounds a queued request's wait before it is rejected.
+	// Default 5 s.
+	QuotaMaxWait time.Duration
 	// Logger receives the server's logs. Default: discard.
 	Logger *slog.Logger
 }
@@ -97,6 +109,12 @@ func (c *Config) Validate() error {
 	}
 	if c.ScannerLease < time.Second {
 		errs = append(errs, fmt.Errorf("regionserver: ScannerLease %v is below 1s", c.ScannerLease))
+	}
+	if c.QuotaMode != quota.ModeQueue && c.QuotaMode != quota.ModeReject {
+		errs = append(errs, fmt.Errorf("regionserver: unknown QuotaMode %d", c.QuotaMode))
+	}
+	if c.QuotaMaxWait < 0 {
+		errs = append(errs, fmt.Errorf("regionserver: QuotaMaxWait %v is negative", c.QuotaMaxWait))
 	}
 	if c.MaxRequestSize < 1<<10 {
 		errs = append(errs, fmt.Errorf("regionserver: MaxRequestSize %d is below 1 KiB", c.MaxRequestSize))

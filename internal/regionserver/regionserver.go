@@ -6,6 +6,7 @@ package regionserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -19,6 +20,7 @@ import (
 	"github.com/weirdb/weir/internal/hbaserpc"
 	"github.com/weirdb/weir/internal/lifecycle"
 	"github.com/weirdb/weir/internal/meta"
+	"github.com/weirdb/weir/internal/quota"
 	"github.com/weirdb/weir/internal/storage"
 )
 
@@ -33,6 +35,7 @@ type RegionServer struct {
 	rpc       *hbaserpc.Server
 	regions   regionSet
 	client    *clientsvc.Service
+	quota     *quotaGate // nil when quotas are disabled
 	group     *lifecycle.Group
 	addr      string // advertised "host:port"
 	storeID   string // the store's id, stable across restarts
@@ -75,12 +78,26 @@ func Start(ctx context.Context, cfg Config) (*RegionServer, error) {
 		_ = engine.Close()
 		return nil, err
 	}
+	var clientHandler hbaserpc.Handler = rs.client
+	if !cfg.QuotaDisabled {
+		if rs.quota, err = newQuotaGate(rs.client, quota.Config{Mode: cfg.QuotaMode, MaxWait: cfg.QuotaMaxWait}, rs.log.Warn); err != nil {
+			rs.client.Close()
+			_ = engine.Close()
+			return nil, err
+		}
+		if st, err := rs.catalog.QuotaState(ctx); err != nil {
+			rs.log.Warn("regionserver: loading quota settings failed; the watch retries", "err", err)
+		} else if err := rs.quota.apply(st); err != nil {
+			rs.log.Warn("regionserver: bad quota settings", "err", err)
+		}
+		clientHandler = rs.quota
+	}
 	rpc, err := hbaserpc.NewServer(hbaserpc.ServerConfig{
 		Addr:           net.JoinHostPort(cfg.Bind, strconv.Itoa(cfg.Port)),
 		MaxRequestSize: cfg.MaxRequestSize,
 		ClusterID:      func() string { return rs.clusterID },
 		Services: map[string]hbaserpc.Handler{
-			"ClientService": rs.client,
+			"ClientService": clientHandler,
 			"AdminService":  adminService{rs},
 		},
 		Logger: rs.log,
@@ -102,8 +119,20 @@ func Start(ctx context.Context, cfg Config) (*RegionServer, error) {
 		return nil, err
 	}
 	rs.group.Go(rs.assignmentLoop)
+	if rs.quota != nil {
+		rs.group.Go(func(ctx context.Context) { rs.quota.follow(ctx, rs.catalog, cfg.Etcd) })
+	}
 	rs.log.Info("regionserver: started", "addr", rs.addr, "data", cfg.DataDir)
 	return rs, nil
+}
+
+// SetQuotaMode switches the quota throttle mode at run time (tests); the
+// limiters restart empty. It fails when quotas are disabled.
+func (rs *RegionServer) SetQuotaMode(m quota.Mode) error {
+	if rs.quota == nil {
+		return errors.New("regionserver: quotas are disabled")
+	}
+	return rs.quota.setMode(m)
 }
 
 // Addr is the server's advertised "host:port".
