@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"go.uber.org/goleak"
 	"io"
 	"os"
 	"slices"
@@ -23,7 +24,15 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(run(m))
+	code := run(m)
+	// run has closed the connection and the cluster: nothing may remain.
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goleak:", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
 }
 
 func run(m *testing.M) int {

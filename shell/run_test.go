@@ -12,6 +12,8 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 
+	"go.uber.org/goleak"
+
 	"github.com/weirdb/weir/internal/cluster"
 )
 
@@ -27,6 +29,12 @@ func TestMain(m *testing.M) {
 	if testCluster != nil {
 		testCluster.Close()
 		os.RemoveAll(testDir)
+	}
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goleak:", err)
+			code = 1
+		}
 	}
 	os.Exit(code)
 }
