@@ -155,7 +155,7 @@ func (s *ScrambledZipfian) Next(r *rand.Rand) int64 {
 // [min, max], the rest uniformly to the remainder.
 type Hotspot struct {
 	min, hotN, coldN int64
-	hotOp           float64
+	hotOp            float64
 }
 
 // NewHotspot returns a Hotspot generator.
