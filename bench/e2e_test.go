@@ -98,6 +98,29 @@ func TestLoadRunWorkloadA(t *testing.T) {
 		}
 	}
 
+	// Buffered loads (clientbuffering) land in full when the threads end.
+	cfg.Phase = "load"
+	cfg.Props = workload(t, "workloada", "table=buffered", "recordcount=500", "threadcount=3", "clientbuffering=true", "writebuffersize=4096", "durability=SKIP_WAL", "splits=1")
+	if rep, err = bench.Run(ctx, cfg); err != nil || rep.Ops[0].Returns["OK"] != 500 {
+		t.Fatalf("buffered load: %v %+v", err, rep)
+	}
+	sc := conn.Table("buffered").Scan(ctx, client.NewScan())
+	rows := 0
+	for {
+		r, err := sc.Next()
+		if err != nil {
+			break
+		}
+		if len(r.Cells) != 10 {
+			t.Errorf("row %s has %d cells, want 10", r.Row, len(r.Cells))
+		}
+		rows++
+	}
+	sc.Close()
+	if rows != 500 {
+		t.Errorf("buffered load wrote %d rows, want 500", rows)
+	}
+
 	// A family that does not exist is reported before the run.
 	cfg.Props = workload(t, "workloada", "recordcount=2000", "operationcount=10", "columnfamily=nope")
 	if _, err := bench.Run(ctx, cfg); err == nil || !strings.Contains(err.Error(), `no column family "nope"`) {

@@ -21,6 +21,8 @@ func TestMain_Commands(t *testing.T) {
 		{args: []string{"bench", "run", "-db", "null", "-p", "recordcount=10", "-p", "operationcount=10"}, wantCode: 1, wantErr: "no workload"},
 		{args: []string{"bench", "run", "-P", "../../workloads/workloadc", "-p", "readproportoin=1"}, wantCode: 1, wantErr: `unknown workload property "readproportoin"`},
 		{args: []string{"bench", "run", "-P", "../../workloads/workloadc", "-db", "null"}, wantCode: 0, wantOut: "[READ], Return=OK, 1000"},
+		{args: []string{"bench", "load", "-P", "../../workloads/workloadc", "-db", "null", "--json", "-threads", "2"}, wantCode: 0, wantOut: `"name": "INSERT"`},
+		{args: []string{"bench", "run", "-P", "../../workloads/workloadc", "-p", "readproportion=0.9"}, wantCode: 1, wantErr: "sum to 0.9, not 1"},
 		{args: []string{"shell", "-e", "version"}, wantCode: 0, wantOut: "Weir " + Version},
 		{args: []string{"shell", "-e", "version; frob 'x'"}, wantCode: 1, wantErr: "ERROR: column 10: unknown command 'frob'"},
 		{args: []string{"shell", "--master", "127.0.0.1:1", "-e", "set_quota TYPE => THROTTLE, USER => 'u', LIMIT => '1req/sec'"},
