@@ -339,7 +339,7 @@ func (s *runState) report(cfg Config, done <-chan struct{}) {
 func (s *runState) remaining(ops int64, elapsed time.Duration) string {
 	left := time.Duration(-1)
 	if s.w.MaxExecution > 0 {
-		left = s.w.MaxExecution - elapsed
+		left = max(s.w.MaxExecution-elapsed, 0)
 	}
 	if s.total > 0 && ops > 0 {
 		est := time.Duration(float64(elapsed) * float64(s.total-ops) / float64(ops))
