@@ -32,7 +32,7 @@ func commands() map[string]command {
 		"regionserver": {summary: "run region servers (distributed mode; --etcd URLS)", run: runRegionServer},
 		"etcd":         {summary: "run a single-member etcd for a distributed cluster", run: runEtcd},
 		"shell":        {summary: "HBase-syntax shell (--master host:port, -e CMDS, FILE)", run: runShell},
-		"bench":        {summary: "YCSB-compatible benchmark and the seed studies", pending: "`weir bench`"},
+		"bench":        {summary: "YCSB-compatible benchmark (load|run -P workloads/workloada)", run: runBench},
 	}
 }
 

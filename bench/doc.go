@@ -1,0 +1,25 @@
+// Package bench is `weir bench load|run`: a YCSB-compatible driver of
+// YCSB's CoreWorkload against Weir (or any HBase 2.6 cluster) through the
+// public client.
+//
+// It reads YCSB's workload property files (Props, ParseProps) and -p
+// overrides, rejecting unknown properties and operation proportions that
+// do not sum to 1 before anything connects. Keys are "user" followed by
+// the FNV-64 hash of the insert sequence number (or the number itself
+// with insertorder=ordered), zero-padded to zeropadding digits, as YCSB
+// builds them, so a table loaded by YCSB can be run by weir and the other
+// way round.
+//
+// The database side follows YCSB's hbase2 binding: table (default
+// usertable), columnfamily (default "family"), clientbuffering with
+// writebuffersize, durability. load creates a missing table, pre-split
+// into -p splits=N regions (default 10) at quantiles of the keys it is
+// about to insert; run refuses a missing table. The null binding
+// (db=null) does nothing, to measure the driver itself.
+//
+// Each worker thread owns its random source, key and value buffers and
+// HdrHistograms (merged for status lines and the report), so the
+// per-operation path takes no shared lock and allocates nothing with the
+// null binding. Output is YCSB's "[OP], Metric, value" text (WriteText)
+// or JSON (WriteJSON).
+package bench

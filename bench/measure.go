@@ -1,0 +1,73 @@
+package bench
+
+import (
+	"sync"
+	"sync/atomic"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Status is an operation's outcome, as YCSB's Return= codes.
+type Status uint8
+
+const (
+	StatusOK Status = iota
+	StatusNotFound
+	StatusError
+	numStatus
+)
+
+var statusNames = [numStatus]string{"OK", "NOT_FOUND", "ERROR"}
+
+func (s Status) String() string { return statusNames[s] }
+
+// maxLatencyUs is the histograms' ceiling (one hour); slower operations
+// are clamped to it.
+const maxLatencyUs = 3_600_000_000
+
+func newHist() *hdrhistogram.Histogram { return hdrhistogram.New(1, maxLatencyUs, 3) }
+
+// threadStats is one worker's measurements. Only its worker writes it; the
+// lock is uncontended except when the status reporter takes a snapshot.
+type threadStats struct {
+	mu     sync.Mutex
+	hist   [numOps]*hdrhistogram.Histogram
+	counts [numOps][numStatus]int64
+	ops    atomic.Int64 // operations done, for progress
+}
+
+func newThreadStats() *threadStats {
+	s := &threadStats{}
+	for i := range s.hist {
+		s.hist[i] = newHist()
+	}
+	return s
+}
+
+func (s *threadStats) record(op int, st Status, us int64) {
+	if us > maxLatencyUs {
+		us = maxLatencyUs
+	}
+	s.mu.Lock()
+	_ = s.hist[op].RecordValue(us)
+	s.counts[op][st]++
+	s.mu.Unlock()
+}
+
+// merged sums the threads' measurements.
+func merged(stats []*threadStats) (h [numOps]*hdrhistogram.Histogram, c [numOps][numStatus]int64) {
+	for i := range h {
+		h[i] = newHist()
+	}
+	for _, s := range stats {
+		s.mu.Lock()
+		for op := range h {
+			h[op].Merge(s.hist[op])
+			for st := range c[op] {
+				c[op][st] += s.counts[op][st]
+			}
+		}
+		s.mu.Unlock()
+	}
+	return h, c
+}

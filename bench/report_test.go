@@ -1,0 +1,160 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestReportFormat(t *testing.T) {
+	s := &runState{phase: "run", stats: []*threadStats{newThreadStats(), newThreadStats()}}
+	for i, us := range []int64{100, 200, 300, 400} {
+		s.stats[i%2].record(OpRead, StatusOK, us)
+		s.stats[i%2].ops.Add(1)
+	}
+	s.stats[0].record(OpUpdate, StatusOK, 50)
+	s.stats[1].record(OpUpdate, StatusError, 70)
+	s.stats[0].ops.Add(2)
+	rep := s.buildReport(2_000_000_000) // 2 s
+	var b bytes.Buffer
+	if err := rep.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := `[OVERALL], RunTime(ms), 2000
+[OVERALL], Throughput(ops/sec), 3
+[READ], Operations, 4
+[READ], AverageLatency(us), 250
+[READ], MinLatency(us), 100
+[READ], MaxLatency(us), 400
+[READ], 50thPercentileLatency(us), 200
+[READ], 95thPercentileLatency(us), 400
+[READ], 99thPercentileLatency(us), 400
+[READ], 99.9thPercentileLatency(us), 400
+[READ], Return=OK, 4
+[UPDATE], Operations, 2
+[UPDATE], AverageLatency(us), 60
+[UPDATE], MinLatency(us), 50
+[UPDATE], MaxLatency(us), 70
+[UPDATE], 50thPercentileLatency(us), 50
+[UPDATE], 95thPercentileLatency(us), 70
+[UPDATE], 99thPercentileLatency(us), 70
+[UPDATE], 99.9thPercentileLatency(us), 70
+[UPDATE], Return=OK, 1
+[UPDATE], Return=ERROR, 1
+`
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+	b.Reset()
+	if err := rep.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	var back Report
+	if err := json.Unmarshal(b.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Operations != 6 || len(back.Ops) != 2 || back.Ops[1].Returns["ERROR"] != 1 || back.Ops[0].P50Us != 200 {
+		t.Errorf("JSON round trip: %+v", back)
+	}
+}
+
+// TestNullRun runs every workload file against the null binding.
+func TestNullRun(t *testing.T) {
+	for _, f := range []string{"a", "b", "c", "d", "e", "f"} {
+		p := Props{}
+		if err := p.LoadFile("../workloads/workload" + f); err != nil {
+			t.Fatal(err)
+		}
+		p["db"], p["threadcount"], p["operationcount"] = "null", "3", "3000"
+		rep, err := Run(context.Background(), Config{Phase: "run", Props: p})
+		if err != nil {
+			t.Fatalf("workload%s: %v", f, err)
+		}
+		if rep.Operations != 3000 {
+			t.Errorf("workload%s: %d operations", f, rep.Operations)
+		}
+		var n int64
+		for _, o := range rep.Ops {
+			if o.Returns["ERROR"] != 0 {
+				t.Errorf("workload%s: %s errors", f, o.Name)
+			}
+			if f != "f" || o.Name == "READ-MODIFY-WRITE" || o.Name == "READ" {
+				n += o.Returns["OK"]
+			}
+		}
+		if f == "f" {
+			n -= rep.Ops[len(rep.Ops)-1].Operations // RMW's reads are also READs
+		}
+		if n != 3000 {
+			t.Errorf("workload%s: %d OK operations, want 3000: %+v", f, n, rep.Ops)
+		}
+	}
+}
+
+func TestCancelledRunReports(t *testing.T) {
+	p := Props{"workload": "core", "db": "null", "recordcount": "100", "maxexecutiontime": "60", "target": "1000"}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(300 * time.Millisecond); cancel() }()
+	rep, err := Run(ctx, Config{Phase: "run", Props: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Interrupted || rep.Operations == 0 || rep.Operations > 1000 {
+		t.Fatalf("report %+v", rep)
+	}
+	var b bytes.Buffer
+	_ = rep.WriteText(&b)
+	if !strings.Contains(b.String(), "[READ], Return=OK") {
+		t.Errorf("summary of the interrupted run:\n%s", b.String())
+	}
+}
+
+func TestStatusLines(t *testing.T) {
+	p := Props{"workload": "core", "db": "null", "recordcount": "100", "maxexecutiontime": "2", "target": "500"}
+	var status, progress syncBuffer
+	rep, err := Run(context.Background(), Config{Phase: "run", Props: p, StatusInterval: time.Second, Status: &status, Progress: &progress})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Interrupted {
+		t.Error("maxexecutiontime counted as an interruption")
+	}
+	if s := status.String(); !strings.Contains(s, " sec: ") || !strings.Contains(s, "current ops/sec; [READ: Count=") {
+		t.Errorf("status lines:\n%s", s)
+	}
+	if s := progress.String(); !strings.Contains(s, "ops/s, p99") || !strings.Contains(s, "left") {
+		t.Errorf("progress:\n%q", s)
+	}
+}
+
+func TestTargetThrottles(t *testing.T) {
+	p := Props{"workload": "core", "db": "null", "recordcount": "100", "operationcount": "200", "target": "1000", "threadcount": "2"}
+	rep, err := Run(context.Background(), Config{Phase: "run", Props: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.RunTimeMs < 150 || rep.RunTimeMs > 2000 {
+		t.Errorf("200 ops at 1000 ops/s took %d ms", rep.RunTimeMs)
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}

@@ -1,0 +1,375 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Config is one `weir bench load|run`.
+type Config struct {
+	// Phase is "load" (insert the records) or "run" (the transactions).
+	Phase string
+	// Props are the workload properties (files and overrides merged).
+	Props Props
+	// Master is the bootstrap address; User the tenant.
+	Master, User string
+	// StatusInterval, when positive, writes a status line to Status at
+	// that period (YCSB's -s).
+	StatusInterval time.Duration
+	Status         io.Writer
+	// Progress, when set, receives a live progress line rewritten every
+	// second (meant for a terminal).
+	Progress io.Writer
+	// Binding overrides the database binding chosen by the db property.
+	Binding Binding
+}
+
+// Run checks the workload, connects, prepares the table and runs the
+// phase. An error before the first operation comes back with a nil
+// Report; once operations have started, Run always returns the report of
+// what was done, also when ctx is cancelled (Report.Interrupted).
+func Run(ctx context.Context, cfg Config) (*Report, error) {
+	w, err := NewWorkload(cfg.Props)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.checkPhase(cfg.Phase); err != nil {
+		return nil, err
+	}
+	b := cfg.Binding
+	if b == nil {
+		if w.DB == "null" || w.DB == "site.ycsb.BasicDB" {
+			b = nullBinding{}
+		} else {
+			hb, err := connectHBase(ctx, cfg.Master, cfg.User)
+			if err != nil {
+				return nil, err
+			}
+			b = hb
+		}
+	}
+	defer b.Close()
+	if err := b.Prepare(ctx, cfg.Phase, w); err != nil {
+		return nil, err
+	}
+	return execute(ctx, cfg, w, b), nil
+}
+
+type runState struct {
+	w       *Workload
+	phase   string
+	stop    atomic.Bool
+	ins     *AckCounter // load: the key sequence; run: transaction inserts
+	seq     *Sequential
+	stats   []*threadStats
+	started time.Time
+	total   int64 // planned operations, 0 if unbounded
+}
+
+func execute(ctx context.Context, cfg Config, w *Workload, b Binding) *Report {
+	s := &runState{w: w, phase: cfg.Phase}
+	var counts []int64
+	if cfg.Phase == "load" {
+		s.ins = NewAckCounter(w.InsertStart)
+		s.total = w.InsertCount
+	} else {
+		start := w.InsertStart + w.InsertCount
+		if w.RecordCount > start {
+			start = w.RecordCount
+		}
+		s.ins = NewAckCounter(start)
+		s.seq = NewSequential(w.InsertStart, w.InsertStart+w.InsertCount-1)
+		s.total = w.OperationCount
+	}
+	for i := 0; i < w.Threads; i++ {
+		n := s.total / int64(w.Threads)
+		if int64(i) < s.total%int64(w.Threads) {
+			n++
+		}
+		counts = append(counts, n)
+		s.stats = append(s.stats, newThreadStats())
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var timeUp atomic.Bool
+	s.started = time.Now()
+	go func() {
+		var deadline <-chan time.Time
+		if w.MaxExecution > 0 {
+			t := time.NewTimer(w.MaxExecution)
+			defer t.Stop()
+			deadline = t.C
+		}
+		select {
+		case <-runCtx.Done():
+		case <-deadline:
+			timeUp.Store(true)
+		}
+		s.stop.Store(true)
+	}()
+	var wg sync.WaitGroup
+	for i := 0; i < w.Threads; i++ {
+		if s.total > 0 && counts[i] == 0 {
+			continue
+		}
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			t := newWorker(s, i, b.NewDB(w), counts[i])
+			t.loop(runCtx)
+		}(i)
+	}
+	done := make(chan struct{})
+	var repWG sync.WaitGroup
+	if cfg.Progress != nil || (cfg.StatusInterval > 0 && cfg.Status != nil) {
+		repWG.Add(1)
+		go func() { defer repWG.Done(); s.report(cfg, done) }()
+	}
+	wg.Wait()
+	elapsed := time.Since(s.started)
+	close(done)
+	repWG.Wait()
+	rep := s.buildReport(elapsed)
+	rep.Interrupted = ctx.Err() != nil && !timeUp.Load()
+	return rep
+}
+
+type worker struct {
+	s       *runState
+	w       *Workload
+	st      *threadStats
+	db      DB
+	r       *rand.Rand
+	quota   int64
+	keys    Generator
+	field   *uniformGen
+	fieldLn Generator
+	scanLn  Generator
+	key     []byte
+	one     [][]byte // a one-field list, reused
+	vals    [][]byte
+	fields  [][]byte // the fields of the current write
+}
+
+func newWorker(s *runState, i int, db DB, quota int64) *worker {
+	w := s.w
+	t := &worker{
+		s: s, w: w, st: s.stats[i], db: db, quota: quota,
+		r:       rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(i)+1)),
+		field:   newUniform(0, int64(w.FieldCount-1)),
+		fieldLn: w.lengthGen(w.FieldLengthDist, w.MinFieldLength, w.FieldLength),
+		scanLn:  w.lengthGen(w.ScanLengthDist, w.MinScanLength, w.MaxScanLength),
+		key:     make([]byte, 0, 64),
+		one:     make([][]byte, 1),
+		vals:    make([][]byte, w.FieldCount),
+	}
+	if s.phase == "run" {
+		t.keys = w.newKeyChooser(s.ins, s.seq)
+	}
+	return t
+}
+
+func (t *worker) loop(ctx context.Context) {
+	var interval time.Duration
+	if t.w.Target > 0 {
+		interval = time.Duration(float64(time.Second) * float64(t.w.Threads) / t.w.Target)
+	}
+	start := time.Now()
+	var n int64
+	for !t.s.stop.Load() && (t.quota == 0 || n < t.quota) {
+		if t.s.phase == "load" {
+			t.insert(ctx)
+		} else {
+			t.transaction(ctx)
+		}
+		n++
+		t.st.ops.Store(n)
+		if interval > 0 {
+			if d := time.Until(start.Add(time.Duration(n) * interval)); d > 0 {
+				t.sleep(ctx, d)
+			}
+		}
+	}
+	_ = t.db.Close(context.WithoutCancel(ctx))
+}
+
+func (t *worker) sleep(ctx context.Context, d time.Duration) {
+	tm := time.NewTimer(d)
+	select {
+	case <-tm.C:
+	case <-ctx.Done():
+		tm.Stop()
+	}
+}
+
+// nextKeyNum draws an existing key number: never one whose insert has
+// not completed.
+func (t *worker) nextKeyNum() int64 {
+	for {
+		k := t.keys.Next(t.r)
+		if k <= t.s.ins.Last() {
+			return k
+		}
+	}
+}
+
+func (t *worker) readFields() [][]byte {
+	if t.w.ReadAllFields {
+		return nil
+	}
+	t.one[0] = t.w.fieldNames[t.field.Next(t.r)]
+	return t.one
+}
+
+// writeValues fills the values of the fields to write: all of them, or
+// one random field unless all is set.
+func (t *worker) writeValues(all bool) (fields, values [][]byte) {
+	if all {
+		fields = t.w.fieldNames
+	} else {
+		t.one[0] = t.w.fieldNames[t.field.Next(t.r)]
+		fields = t.one
+	}
+	values = t.vals[:len(fields)]
+	for i := range values {
+		n := t.fieldLn.Next(t.r)
+		off := t.r.Int64N(int64(len(t.w.values)) - n + 1)
+		values[i] = t.w.values[off : off+n]
+	}
+	return fields, values
+}
+
+func (t *worker) measure(op int, st Status, start time.Time) time.Time {
+	now := time.Now()
+	t.st.record(op, st, now.Sub(start).Microseconds())
+	return now
+}
+
+func (t *worker) insert(ctx context.Context) {
+	k := t.s.ins.Next()
+	t.key = t.w.AppendKey(t.key[:0], k)
+	f, v := t.writeValues(true)
+	start := time.Now()
+	st := t.db.Insert(ctx, t.key, f, v)
+	for try := 0; st == StatusError && try < t.w.InsertRetries && !t.s.stop.Load(); try++ {
+		t.sleep(ctx, t.w.InsertRetryWait)
+		st = t.db.Insert(ctx, t.key, f, v)
+	}
+	t.measure(OpInsert, st, start)
+	t.s.ins.Ack(k)
+}
+
+func (t *worker) transaction(ctx context.Context) {
+	switch op := t.w.chooseOp(t.r); op {
+	case OpRead:
+		t.key = t.w.AppendKey(t.key[:0], t.nextKeyNum())
+		start := time.Now()
+		t.measure(OpRead, t.db.Read(ctx, t.key, t.readFields()), start)
+	case OpUpdate:
+		t.key = t.w.AppendKey(t.key[:0], t.nextKeyNum())
+		f, v := t.writeValues(t.w.WriteAllFields)
+		start := time.Now()
+		t.measure(OpUpdate, t.db.Update(ctx, t.key, f, v), start)
+	case OpInsert:
+		t.insert(ctx)
+	case OpScan:
+		t.key = t.w.AppendKey(t.key[:0], t.nextKeyNum())
+		n := int(t.scanLn.Next(t.r))
+		start := time.Now()
+		t.measure(OpScan, t.db.Scan(ctx, t.key, n, t.readFields()), start)
+	case OpRMW:
+		t.key = t.w.AppendKey(t.key[:0], t.nextKeyNum())
+		start := time.Now()
+		st := t.db.Read(ctx, t.key, t.readFields())
+		t.measure(OpRead, st, start)
+		f, v := t.writeValues(t.w.WriteAllFields)
+		mid := time.Now()
+		ust := t.db.Update(ctx, t.key, f, v)
+		t.measure(OpUpdate, ust, mid)
+		if ust != StatusOK {
+			st = ust
+		}
+		t.measure(OpRMW, st, start)
+	}
+}
+
+// report writes the progress line and status lines until done closes.
+func (s *runState) report(cfg Config, done <-chan struct{}) {
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	lastOps, lastT := int64(0), s.started
+	nextStatus := s.started.Add(cfg.StatusInterval)
+	for {
+		select {
+		case <-done:
+			if cfg.Progress != nil {
+				fmt.Fprint(cfg.Progress, "\r\033[K")
+			}
+			return
+		case now := <-tick.C:
+			var ops int64
+			for _, st := range s.stats {
+				ops += st.ops.Load()
+			}
+			rate := float64(ops-lastOps) / now.Sub(lastT).Seconds()
+			lastOps, lastT = ops, now
+			elapsed := now.Sub(s.started)
+			if cfg.Progress != nil {
+				h, _ := merged(s.stats)
+				all := newHist()
+				for _, x := range h {
+					all.Merge(x)
+				}
+				fmt.Fprintf(cfg.Progress, "\r\033[K[%s] %s elapsed, %s left: %d ops, %.0f ops/s, p99 %d us",
+					s.phase, elapsed.Truncate(time.Second), s.remaining(ops, elapsed), ops, rate, all.ValueAtQuantile(99))
+			}
+			if cfg.StatusInterval > 0 && cfg.Status != nil && !now.Before(nextStatus) {
+				nextStatus = nextStatus.Add(cfg.StatusInterval)
+				s.statusLine(cfg.Status, now, ops, rate)
+			}
+		}
+	}
+}
+
+func (s *runState) remaining(ops int64, elapsed time.Duration) string {
+	left := time.Duration(-1)
+	if s.w.MaxExecution > 0 {
+		left = max(s.w.MaxExecution-elapsed, 0)
+	}
+	if s.total > 0 && ops > 0 {
+		est := time.Duration(float64(elapsed) * float64(s.total-ops) / float64(ops))
+		if left < 0 || est < left {
+			left = est
+		}
+	}
+	if left < 0 {
+		return "?"
+	}
+	return left.Truncate(time.Second).String()
+}
+
+// statusLine writes a YCSB-like status line: time, operations so far,
+// current rate and each operation's latency summary so far.
+func (s *runState) statusLine(out io.Writer, now time.Time, ops int64, rate float64) {
+	h, c := merged(s.stats)
+	line := fmt.Sprintf("%s %d sec: %d operations; %.1f current ops/sec;", now.Format("2006-01-02 15:04:05:000"),
+		int64(now.Sub(s.started).Seconds()), ops, rate)
+	for op := range h {
+		var n int64
+		for _, x := range c[op] {
+			n += x
+		}
+		if n == 0 {
+			continue
+		}
+		line += fmt.Sprintf(" [%s: Count=%d, Max=%d, Min=%d, Avg=%.2f, 90=%d, 99=%d, 99.9=%d, 99.99=%d]", OpNames[op], n,
+			h[op].Max(), h[op].Min(), h[op].Mean(), h[op].ValueAtQuantile(90), h[op].ValueAtQuantile(99),
+			h[op].ValueAtQuantile(99.9), h[op].ValueAtQuantile(99.99))
+	}
+	fmt.Fprintln(out, line)
+}

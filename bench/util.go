@@ -1,0 +1,5 @@
+package bench
+
+import "sort"
+
+func sortStrings(s []string) { sort.Strings(s) }

@@ -1,0 +1,282 @@
+package bench
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Operation indexes, in report order.
+const (
+	OpInsert = iota
+	OpRead
+	OpRMW
+	OpScan
+	OpUpdate
+	numOps
+)
+
+// OpNames are the operations' names in YCSB's output.
+var OpNames = [numOps]string{"INSERT", "READ", "READ-MODIFY-WRITE", "SCAN", "UPDATE"}
+
+// Workload is a parsed, validated CoreWorkload configuration. It is
+// immutable once built; each worker thread draws from its own generators.
+type Workload struct {
+	DB              string
+	Table, Family   string
+	Threads         int
+	Target          float64 // ops/s over all threads; 0: unthrottled
+	RecordCount     int64
+	OperationCount  int64
+	InsertStart     int64
+	InsertCount     int64
+	MaxExecution    time.Duration
+	FieldCount      int
+	FieldLength     int64
+	MinFieldLength  int64
+	FieldLengthDist string
+	FieldPrefix     string
+	ReadAllFields   bool
+	WriteAllFields  bool
+	Proportions     [numOps]float64
+	RequestDist     string
+	ZeroPadding     int
+	Ordered         bool
+	MinScanLength   int64
+	MaxScanLength   int64
+	ScanLengthDist  string
+	HotDataFrac     float64
+	HotOpFrac       float64
+	InsertRetries   int
+	InsertRetryWait time.Duration
+	Splits          int
+	ClientBuffering bool
+	WriteBufferSize int64
+	Durability      string
+
+	fieldNames [][]byte
+	cumulative [numOps]float64
+	values     []byte // pre-generated value bytes; values are windows of it
+}
+
+// NewWorkload checks props and builds the workload. Every problem is
+// reported here, before any connection is made or load is started.
+func NewWorkload(p Props) (*Workload, error) {
+	for k := range p {
+		if !knownProps[k] {
+			return nil, fmt.Errorf("unknown workload property %q%s", k, suggest(k))
+		}
+	}
+	if w, ok := p["workload"]; !ok {
+		return nil, errors.New("no workload: give a workload file (-P workloads/workloada) or -p workload=site.ycsb.workloads.CoreWorkload")
+	} else if !coreWorkloadClasses[w] {
+		return nil, fmt.Errorf("workload %q is not supported: only CoreWorkload (site.ycsb.workloads.CoreWorkload)", w)
+	}
+	r := &propReader{p: p}
+	w := &Workload{
+		DB:              r.oneOf("db", "hbase", "hbase", "hbase2", "weir", "null", "site.ycsb.db.hbase2.HBaseClient2", "site.ycsb.BasicDB"),
+		Table:           r.str("table", "usertable"),
+		Family:          r.str("columnfamily", "family"),
+		Threads:         int(r.int("threadcount", 1)),
+		Target:          r.float("target", 0),
+		RecordCount:     r.nonNeg("recordcount", 0),
+		OperationCount:  r.nonNeg("operationcount", 0),
+		InsertStart:     r.nonNeg("insertstart", 0),
+		MaxExecution:    time.Duration(r.nonNeg("maxexecutiontime", 0)) * time.Second,
+		FieldCount:      int(r.int("fieldcount", 10)),
+		FieldLength:     r.int("fieldlength", 100),
+		MinFieldLength:  r.int("minfieldlength", 1),
+		FieldLengthDist: r.oneOf("fieldlengthdistribution", "constant", "constant", "uniform", "zipfian"),
+		FieldPrefix:     r.str("fieldnameprefix", "field"),
+		ReadAllFields:   r.bool("readallfields", true),
+		WriteAllFields:  r.bool("writeallfields", false),
+		RequestDist:     r.oneOf("requestdistribution", "uniform", "uniform", "zipfian", "latest", "hotspot", "sequential"),
+		ZeroPadding:     int(r.int("zeropadding", 1)),
+		Ordered:         r.oneOf("insertorder", "hashed", "hashed", "ordered") == "ordered",
+		MinScanLength:   r.int("minscanlength", 1),
+		MaxScanLength:   r.int("maxscanlength", 1000),
+		ScanLengthDist:  r.oneOf("scanlengthdistribution", "uniform", "uniform", "zipfian"),
+		HotDataFrac:     r.fraction("hotspotdatafraction", 0.2),
+		HotOpFrac:       r.fraction("hotspotopnfraction", 0.8),
+		InsertRetries:   int(r.nonNeg("insertionretrylimit", 0)),
+		InsertRetryWait: time.Duration(r.nonNeg("insertionretryinterval", 3)) * time.Second,
+		Splits:          int(r.int("splits", 10)),
+		ClientBuffering: r.bool("clientbuffering", false),
+		WriteBufferSize: r.int("writebuffersize", 12<<20),
+		Durability:      r.oneOf("durability", "USE_DEFAULT", "USE_DEFAULT", "SKIP_WAL", "ASYNC_WAL", "SYNC_WAL", "FSYNC_WAL"),
+	}
+	w.Proportions[OpRead] = r.fraction("readproportion", 0.95)
+	w.Proportions[OpUpdate] = r.fraction("updateproportion", 0.05)
+	w.Proportions[OpInsert] = r.fraction("insertproportion", 0)
+	w.Proportions[OpScan] = r.fraction("scanproportion", 0)
+	w.Proportions[OpRMW] = r.fraction("readmodifywriteproportion", 0)
+	w.InsertCount = r.nonNeg("insertcount", w.RecordCount-w.InsertStart)
+	if r.bool("dataintegrity", false) {
+		return nil, errors.New("dataintegrity=true is not supported")
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	switch {
+	case w.Threads < 1:
+		return nil, fmt.Errorf("threadcount=%d: want at least 1", w.Threads)
+	case w.Target < 0:
+		return nil, fmt.Errorf("target=%v: want a non-negative rate", w.Target)
+	case w.FieldCount < 1:
+		return nil, fmt.Errorf("fieldcount=%d: want at least 1", w.FieldCount)
+	case w.FieldLength < 1 || w.MinFieldLength < 1 || w.MinFieldLength > w.FieldLength:
+		return nil, fmt.Errorf("fieldlength=%d, minfieldlength=%d: want 1 <= minfieldlength <= fieldlength", w.FieldLength, w.MinFieldLength)
+	case w.FieldLength > 1<<20:
+		return nil, fmt.Errorf("fieldlength=%d: at most 1 MiB", w.FieldLength)
+	case w.MinScanLength < 1 || w.MinScanLength > w.MaxScanLength:
+		return nil, fmt.Errorf("minscanlength=%d, maxscanlength=%d: want 1 <= minscanlength <= maxscanlength", w.MinScanLength, w.MaxScanLength)
+	case w.ZeroPadding < 1 || w.ZeroPadding > 64:
+		return nil, fmt.Errorf("zeropadding=%d: want 1..64", w.ZeroPadding)
+	case w.Splits < 1:
+		return nil, fmt.Errorf("splits=%d: want at least 1", w.Splits)
+	case w.Table == "" || w.Family == "":
+		return nil, errors.New("table and columnfamily must not be empty")
+	}
+	sum := 0.0
+	for i, f := range w.Proportions {
+		sum += f
+		w.cumulative[i] = sum
+	}
+	if math.Abs(sum-1) > 1e-6 {
+		return nil, fmt.Errorf("operation proportions (read %v + update %v + insert %v + scan %v + readmodifywrite %v) sum to %v, not 1",
+			w.Proportions[OpRead], w.Proportions[OpUpdate], w.Proportions[OpInsert], w.Proportions[OpScan], w.Proportions[OpRMW], sum)
+	}
+	for i := 0; i < w.FieldCount; i++ {
+		w.fieldNames = append(w.fieldNames, []byte(w.FieldPrefix+strconv.Itoa(i)))
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	w.values = make([]byte, 1<<20+w.FieldLength)
+	for i := range w.values {
+		w.values[i] = byte(' ' + rng.IntN(95)) // printable ASCII, as YCSB's random values
+	}
+	return w, nil
+}
+
+// checkPhase reports settings that make the phase meaningless.
+func (w *Workload) checkPhase(phase string) error {
+	switch phase {
+	case "load":
+		if w.InsertCount < 1 {
+			return fmt.Errorf("load: nothing to insert: set recordcount (and optionally insertstart/insertcount)")
+		}
+	case "run":
+		if w.RecordCount < 1 && w.InsertCount < 1 {
+			return errors.New("run: recordcount is not set: it must match the loaded data")
+		}
+		if w.InsertCount < 1 {
+			return fmt.Errorf("run: insertcount=%d: the key range to read is empty", w.InsertCount)
+		}
+		if w.OperationCount == 0 && w.MaxExecution == 0 {
+			return errors.New("run: set operationcount or maxexecutiontime, or the run never ends")
+		}
+	default:
+		return fmt.Errorf("phase %q: want load or run", phase)
+	}
+	return nil
+}
+
+// FieldNames returns the field (qualifier) names, field0...
+func (w *Workload) FieldNames() [][]byte { return w.fieldNames }
+
+// AppendKey appends the row key of key number n: "user" followed by the
+// number (hashed unless insertorder=ordered), left-padded with zeros to
+// zeropadding digits.
+func (w *Workload) AppendKey(dst []byte, n int64) []byte {
+	if !w.Ordered {
+		n = FNVHash64(n)
+	}
+	dst = append(dst, "user"...)
+	var num [20]byte
+	d := strconv.AppendInt(num[:0], n, 10)
+	for i := len(d); i < w.ZeroPadding; i++ {
+		dst = append(dst, '0')
+	}
+	return append(dst, d...)
+}
+
+// SplitKeys returns n-1 split points dividing the keys of the insert
+// range into n regions of about equal record counts: the keys of (a
+// sample of at most 100k of) the record numbers, sorted, cut at quantiles.
+func (w *Workload) SplitKeys(n int) [][]byte {
+	if n <= 1 || w.InsertCount < int64(n) {
+		return nil
+	}
+	step := int64(1)
+	if w.InsertCount > 100_000 {
+		step = w.InsertCount / 100_000
+	}
+	var keys []string
+	for i := w.InsertStart; i < w.InsertStart+w.InsertCount; i += step {
+		keys = append(keys, string(w.AppendKey(nil, i)))
+	}
+	sortStrings(keys)
+	var out [][]byte
+	for i := 1; i < n; i++ {
+		k := []byte(keys[i*len(keys)/n])
+		if len(out) > 0 && string(out[len(out)-1]) == string(k) {
+			continue
+		}
+		out = append(out, k)
+	}
+	return out
+}
+
+// newKeyChooser builds a goroutine's generator of existing key numbers.
+func (w *Workload) newKeyChooser(ins *AckCounter, seq *Sequential) Generator {
+	lo, hi := w.InsertStart, w.InsertStart+w.InsertCount-1
+	switch w.RequestDist {
+	case "zipfian":
+		// Leave room for the keys this run inserts, as YCSB does.
+		extra := int64(float64(w.OperationCount) * w.Proportions[OpInsert] * 2)
+		return NewScrambledZipfian(lo, hi+extra)
+	case "latest":
+		return NewLatest(ins)
+	case "hotspot":
+		return NewHotspot(lo, hi, w.HotDataFrac, w.HotOpFrac)
+	case "sequential":
+		return seq
+	}
+	return newUniform(lo, hi)
+}
+
+func (w *Workload) lengthGen(dist string, min, max int64) Generator {
+	switch dist {
+	case "uniform":
+		return newUniform(min, max)
+	case "zipfian":
+		return NewZipfian(min, max, ZipfianConstant)
+	}
+	return constantGen{max}
+}
+
+// chooseOp picks an operation by the proportions.
+func (w *Workload) chooseOp(r *rand.Rand) int {
+	u := r.Float64()
+	for i, c := range w.cumulative {
+		if u < c && w.Proportions[i] > 0 {
+			return i
+		}
+	}
+	for i := numOps - 1; i >= 0; i-- {
+		if w.Proportions[i] > 0 {
+			return i
+		}
+	}
+	return OpRead
+}
+
+// String summarises the workload for the report header.
+func (w *Workload) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "db=%s table=%s family=%s records=%d ops=%d threads=%d dist=%s", w.DB, w.Table, w.Family, w.RecordCount, w.OperationCount, w.Threads, w.RequestDist)
+	return b.String()
+}
