@@ -18,6 +18,7 @@ import (
 
 	"github.com/weirdb/weir/internal/coord"
 	"github.com/weirdb/weir/internal/master"
+	"github.com/weirdb/weir/internal/quota"
 	"github.com/weirdb/weir/internal/regionserver"
 )
 
@@ -184,7 +185,14 @@ func runRegionServer(args []string, stdout, stderr io.Writer) int {
 	instances := fs.Int("instances", 1, "region server instances to run on this host")
 	hostID := fs.String("host-id", "", "host identity shared by the instances (default: the host name)")
 	advertise := fs.String("advertise", "", "host name clients use to reach these servers (default: --bind)")
+	quotaMode := fs.String("quota-mode", "queue", "weir.quota.throttle.mode: queue or reject")
+	quotaEnabled := fs.Bool("quota-enabled", true, "hbase.quota.enabled: enforce RPC quotas")
 	if !parseFlags(fs, args, stderr) {
+		return 2
+	}
+	mode, err := quota.ParseMode(*quotaMode)
+	if err != nil {
+		fmt.Fprintf(stderr, "weir regionserver: --quota-mode: %v\n", err)
 		return 2
 	}
 	if *instances < 1 || *instances > 64 {
@@ -207,6 +215,7 @@ func runRegionServer(args []string, stdout, stderr io.Writer) int {
 		rs, err := regionserver.Start(ctx, regionserver.Config{
 			DataDir: filepath.Join(*data, fmt.Sprintf("rs-%d", i)), Bind: sf.bind, Port: *port + i,
 			Advertise: *advertise, HostID: *hostID, Instance: i, Etcd: cli, Logger: log,
+			QuotaDisabled: !*quotaEnabled, QuotaMode: mode,
 		})
 		if err != nil {
 			fmt.Fprintf(stderr, "weir regionserver: instance %d: %v\n", i, err)

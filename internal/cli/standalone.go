@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/weirdb/weir/internal/cluster"
+	"github.com/weirdb/weir/internal/quota"
 )
 
 // runStandalone runs etcd, a master and region servers in this process
@@ -23,11 +24,18 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 	etcdPort := fs.Int("etcd-port", 16100, "embedded etcd client port")
 	rsCount := fs.Int("regionservers", 1, "number of region servers")
 	logLevel := fs.String("log-level", "warn", "log level: debug, info, warn, error")
+	quotaMode := fs.String("quota-mode", "queue", "weir.quota.throttle.mode: queue (hold over-limit requests until due) or reject (HBase's behaviour)")
+	quotaEnabled := fs.Bool("quota-enabled", true, "hbase.quota.enabled: enforce RPC quotas")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "weir standalone: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	mode, err := quota.ParseMode(*quotaMode)
+	if err != nil {
+		fmt.Fprintf(stderr, "weir standalone: --quota-mode: %v\n", err)
 		return 2
 	}
 	var level slog.Level
@@ -46,6 +54,8 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 		RegionServerPort: *rsPort,
 		EtcdPort:         *etcdPort,
 		RegionServers:    *rsCount,
+		QuotaDisabled:    !*quotaEnabled,
+		QuotaMode:        mode,
 		Logger:           logger,
 	})
 	if err != nil {

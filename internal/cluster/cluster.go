@@ -16,6 +16,7 @@ import (
 
 	"github.com/weirdb/weir/internal/coord"
 	"github.com/weirdb/weir/internal/master"
+	"github.com/weirdb/weir/internal/quota"
 	"github.com/weirdb/weir/internal/regionserver"
 	"github.com/weirdb/weir/internal/storage"
 )
@@ -44,6 +45,10 @@ type Config struct {
 	Storage storage.Options
 	// ScannerLease is the region servers' scanner lease. Default 60 s.
 	ScannerLease time.Duration
+	// QuotaDisabled turns RPC quotas off (hbase.quota.enabled=false).
+	QuotaDisabled bool
+	// QuotaMode is weir.quota.throttle.mode: queue (default) or reject.
+	QuotaMode quota.Mode
 	// Logger receives every component's logs. Default: discard.
 	Logger *slog.Logger
 }
@@ -135,15 +140,17 @@ func (c *Cluster) StartRegionServer(ctx context.Context, i int) error {
 		hostID = c.cfg.HostIDs[i]
 	}
 	rs, err := regionserver.Start(ctx, regionserver.Config{
-		DataDir:      filepath.Join(c.cfg.DataDir, fmt.Sprintf("rs-%d", i)),
-		Bind:         c.cfg.Bind,
-		Port:         port,
-		HostID:       hostID,
-		Instance:     i,
-		Etcd:         c.EtcdClient,
-		Storage:      c.cfg.Storage,
-		ScannerLease: c.cfg.ScannerLease,
-		Logger:       c.cfg.Logger,
+		DataDir:       filepath.Join(c.cfg.DataDir, fmt.Sprintf("rs-%d", i)),
+		Bind:          c.cfg.Bind,
+		Port:          port,
+		HostID:        hostID,
+		Instance:      i,
+		Etcd:          c.EtcdClient,
+		Storage:       c.cfg.Storage,
+		ScannerLease:  c.cfg.ScannerLease,
+		QuotaDisabled: c.cfg.QuotaDisabled,
+		QuotaMode:     c.cfg.QuotaMode,
+		Logger:        c.cfg.Logger,
 	})
 	if err != nil {
 		return fmt.Errorf("cluster: region server %d: %w", i, err)
