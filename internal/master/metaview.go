@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/cockroachdb/pebble/v2/vfs"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"google.golang.org/protobuf/proto"
 
@@ -14,7 +13,6 @@ import (
 	"github.com/weirdb/weir/internal/hbasepb"
 	"github.com/weirdb/weir/internal/meta"
 	"github.com/weirdb/weir/internal/region"
-	"github.com/weirdb/weir/internal/storage"
 )
 
 // The hbase:meta region, as HBase names it: clients ask for it by this
@@ -41,30 +39,20 @@ var (
 // rebuilt whenever tables or regions change.
 type metaView struct {
 	catalog *meta.Catalog
-	engine  *storage.Engine
-	mu      sync.Mutex // serialises rebuilds
-	r       *region.Region
+	memRegion
+	mu sync.Mutex // serialises rebuilds
 	// extra, if set, returns rows of the master's own system tables
 	// (hbase:quota) to add to every rebuild.
 	extra func() ([]region.Mutation, error)
 }
 
 func newMetaView(c *meta.Catalog) (*metaView, error) {
-	e, err := storage.Open(storage.Options{Dir: "meta", FS: vfs.NewMem(), CacheSize: 8 << 20, MemTableSize: 4 << 20})
+	mr, err := openMemRegion("meta", 8<<20, 4<<20, region.Info{TableID: metaTableID, RegionID: 1}, metaDescriptor,
+		region.Options{RowOrder: metaRowOrder{}})
 	if err != nil {
 		return nil, err
 	}
-	r, err := region.Open(e, region.Info{TableID: metaTableID, RegionID: 1}, metaDescriptor, region.Options{RowOrder: metaRowOrder{}})
-	if err != nil {
-		_ = e.Close()
-		return nil, err
-	}
-	return &metaView{catalog: c, engine: e, r: r}, nil
-}
-
-func (v *metaView) close() {
-	_ = v.r.Close()
-	_ = v.engine.Close()
+	return &metaView{catalog: c, memRegion: mr}, nil
 }
 
 // region serves the view.

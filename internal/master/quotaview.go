@@ -4,7 +4,6 @@ import (
 	"context"
 	"sync"
 
-	"github.com/cockroachdb/pebble/v2/vfs"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"google.golang.org/protobuf/proto"
 
@@ -13,7 +12,6 @@ import (
 	"github.com/weirdb/weir/internal/meta"
 	"github.com/weirdb/weir/internal/quota"
 	"github.com/weirdb/weir/internal/region"
-	"github.com/weirdb/weir/internal/storage"
 )
 
 // hbase:quota, served by the master as a read-only view of the quota
@@ -39,27 +37,17 @@ func init() {
 
 type quotaView struct {
 	catalog *meta.Catalog
-	engine  *storage.Engine
-	mu      sync.Mutex
-	r       *region.Region
+	memRegion
+	mu sync.Mutex // serialises rebuilds
 }
 
 func newQuotaView(c *meta.Catalog) (*quotaView, error) {
-	e, err := storage.Open(storage.Options{Dir: "quota", FS: vfs.NewMem(), CacheSize: 1 << 20, MemTableSize: 1 << 20})
+	mr, err := openMemRegion("quota", 1<<20, 1<<20, region.Info{TableID: quotaTableID, RegionID: quotaRegionID},
+		quotaDescriptor, region.Options{})
 	if err != nil {
 		return nil, err
 	}
-	r, err := region.Open(e, region.Info{TableID: quotaTableID, RegionID: quotaRegionID}, quotaDescriptor, region.Options{})
-	if err != nil {
-		_ = e.Close()
-		return nil, err
-	}
-	return &quotaView{catalog: c, engine: e, r: r}, nil
-}
-
-func (v *quotaView) close() {
-	_ = v.r.Close()
-	_ = v.engine.Close()
+	return &quotaView{catalog: c, memRegion: mr}, nil
 }
 
 // QuotaRows renders settings as hbase:quota rows.
