@@ -373,3 +373,28 @@ func TestAdmitterPerTenantFIFO(t *testing.T) {
 		t.Fatalf("order %d, %d", a, b)
 	}
 }
+
+// TestClusterScopeSplitsAcrossServers: a CLUSTER-scope user limit is
+// divided among the live region servers (HBase's static split); a MACHINE
+// limit is not.
+func TestClusterScopeSplitsAcrossServers(t *testing.T) {
+	for _, tc := range []struct {
+		scope string
+		want  int
+	}{{"CLUSTER", 25}, {"MACHINE", 100}} {
+		st := mustSettings(t, "USER => 'u', LIMIT => '100req/sec', SCOPE => "+tc.scope)
+		c, err := NewChecker(Config{NumServers: 4}, st, epoch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for ; n < 200; n++ {
+			if _, err := c.Check(epoch, Request{User: "u"}); err != nil {
+				break
+			}
+		}
+		if n != tc.want {
+			t.Errorf("%s: %d requests admitted at once on one of 4 servers, want %d", tc.scope, n, tc.want)
+		}
+	}
+}

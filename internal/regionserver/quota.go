@@ -72,6 +72,24 @@ func (g *quotaGate) setMode(m quota.Mode) error {
 	defer g.mu.Unlock()
 	cfg := g.cfg
 	cfg.Mode = m
+	return g.reconfigureLocked(cfg)
+}
+
+// setServers divides CLUSTER-scope limits among n live region servers, as
+// HBase's static split does (a new checker when n changes: limiter state
+// restarts, which a server joining or leaving makes acceptable).
+func (g *quotaGate) setServers(n int) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if n < 1 || n == g.cfg.NumServers {
+		return nil
+	}
+	cfg := g.cfg
+	cfg.NumServers = n
+	return g.reconfigureLocked(cfg)
+}
+
+func (g *quotaGate) reconfigureLocked(cfg quota.Config) error {
 	c, err := quota.NewChecker(cfg, g.checker.Load().Settings(), time.Now())
 	if err != nil {
 		return err
@@ -82,9 +100,11 @@ func (g *quotaGate) setMode(m quota.Mode) error {
 	return nil
 }
 
-// follow keeps the gate in step with /weir/quotas/ until ctx ends.
+// follow keeps the gate in step with /weir/quotas/ and the number of live
+// region servers until ctx ends.
 func (g *quotaGate) follow(ctx context.Context, catalog *meta.Catalog, cli *clientv3.Client) {
 	w := cli.Watch(clientv3.WithRequireLeader(ctx), catalog.QuotasPrefix(), clientv3.WithPrefix())
+	sw := cli.Watch(clientv3.WithRequireLeader(ctx), catalog.ServersPrefix(), clientv3.WithPrefix())
 	tick := time.NewTicker(quotaResync)
 	defer tick.Stop()
 	for {
@@ -92,12 +112,22 @@ func (g *quotaGate) follow(ctx context.Context, catalog *meta.Catalog, cli *clie
 		if err == nil {
 			err = g.apply(st)
 		}
+		if err == nil {
+			var servers []meta.ServerInfo
+			if servers, err = catalog.Servers(ctx); err == nil {
+				err = g.setServers(len(servers))
+			}
+		}
 		if err != nil && ctx.Err() == nil {
 			g.log("regionserver: loading quota settings failed", "err", err)
 		}
 		select {
 		case <-ctx.Done():
 			return
+		case _, ok := <-sw:
+			if !ok {
+				sw = nil // the periodic resync still counts servers
+			}
 		case _, ok := <-w:
 			if !ok {
 				// The watch ended (etcd trouble): retry after a pause.
