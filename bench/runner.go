@@ -153,7 +153,6 @@ type worker struct {
 	key     []byte
 	one     [][]byte // a one-field list, reused
 	vals    [][]byte
-	fields  [][]byte // the fields of the current write
 }
 
 func newWorker(s *runState, i int, db DB, quota int64) *worker {

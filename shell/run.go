@@ -216,7 +216,8 @@ func checkAll(cmds []Command) error {
 // locate prefixes a parse or check error with its column (and line, in
 // a script of several lines).
 func locate(err error, stmt string, firstLine int, multi bool) error {
-	col, msg := 0, err.Error()
+	var col int
+	var msg string
 	var se *SyntaxError
 	var ce *CheckError
 	switch {

@@ -25,7 +25,6 @@ var (
 	quotaTableID     = uint32(2)
 	familyQuota      = []byte("q")
 	familyUsage      = []byte("u")
-	qualSettings     = []byte("s")
 	quotaDescriptor  = region.TableDescriptor{Name: "hbase:quota", Families: []region.FamilyDescriptor{{Name: familyQuota, MaxVersions: 1}, {Name: familyUsage, MaxVersions: 1}}}
 	quotaRegionName  []byte
 	quotaEncodedName string
