@@ -182,6 +182,7 @@ func runRegionServer(args []string, stdout, stderr io.Writer) int {
 	etcd := fs.String("etcd", "127.0.0.1:2379", "etcd endpoints, comma separated")
 	data := fs.String("data", "weir-rs", "data directory; instance i uses <data>/rs-<i>")
 	port := fs.Int("port", 16020, "first instance's RPC port; instance i uses port+i")
+	infoPort := fs.Int("info-port", 16030, "first instance's HTTP port (/metrics); instance i uses port+i")
 	instances := fs.Int("instances", 1, "region server instances to run on this host")
 	hostID := fs.String("host-id", "", "host identity shared by the instances (default: the host name)")
 	advertise := fs.String("advertise", "", "host name clients use to reach these servers (default: --bind)")
@@ -213,7 +214,7 @@ func runRegionServer(args []string, stdout, stderr io.Writer) int {
 	}()
 	for i := 0; i < *instances; i++ {
 		rs, err := regionserver.Start(ctx, regionserver.Config{
-			DataDir: filepath.Join(*data, fmt.Sprintf("rs-%d", i)), Bind: sf.bind, Port: *port + i,
+			DataDir: filepath.Join(*data, fmt.Sprintf("rs-%d", i)), Bind: sf.bind, Port: *port + i, InfoPort: *infoPort + i,
 			Advertise: *advertise, HostID: *hostID, Instance: i, Etcd: cli, Logger: log,
 			QuotaDisabled: !*quotaEnabled, QuotaMode: mode,
 		})

@@ -22,6 +22,7 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 	port := fs.Int("port", 16000, "master port: HBase clients bootstrap here")
 	rsPort := fs.Int("regionserver-port", 16020, "first region server's port; server i uses port+i")
 	etcdPort := fs.Int("etcd-port", 16100, "embedded etcd client port")
+	rsInfoPort := fs.Int("regionserver-info-port", 16030, "first region server's HTTP port (/metrics); server i uses port+i")
 	rsCount := fs.Int("regionservers", 1, "number of region servers")
 	logLevel := fs.String("log-level", "warn", "log level: debug, info, warn, error")
 	quotaMode := fs.String("quota-mode", "queue", "weir.quota.throttle.mode: queue (hold over-limit requests until due) or reject (HBase's behaviour)")
@@ -48,28 +49,32 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	start := time.Now()
 	c, err := cluster.Start(ctx, cluster.Config{
-		DataDir:          *data,
-		Bind:             *bind,
-		MasterPort:       *port,
-		RegionServerPort: *rsPort,
-		EtcdPort:         *etcdPort,
-		RegionServers:    *rsCount,
-		QuotaDisabled:    !*quotaEnabled,
-		QuotaMode:        mode,
-		Logger:           logger,
+		DataDir:              *data,
+		Bind:                 *bind,
+		MasterPort:           *port,
+		RegionServerPort:     *rsPort,
+		EtcdPort:             *etcdPort,
+		RegionServerInfoPort: *rsInfoPort,
+		RegionServers:        *rsCount,
+		QuotaDisabled:        !*quotaEnabled,
+		QuotaMode:            mode,
+		Logger:               logger,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "weir standalone: %v\n", err)
 		return 1
 	}
 	var rss []string
+	var metrics []string
 	for _, rs := range c.RegionServers {
 		rss = append(rss, rs.Addr())
+		metrics = append(metrics, "http://"+rs.InfoAddr()+"/metrics")
 	}
 	fmt.Fprintf(stdout, "Weir standalone is ready in %v\n", time.Since(start).Round(time.Millisecond))
 	fmt.Fprintf(stdout, "  cluster id:      %s\n", c.Master.ClusterID())
 	fmt.Fprintf(stdout, "  master:          %s\n", c.MasterAddr())
 	fmt.Fprintf(stdout, "  region servers:  %s\n", strings.Join(rss, " "))
+	fmt.Fprintf(stdout, "  metrics:         %s\n", strings.Join(metrics, " "))
 	fmt.Fprintf(stdout, "  etcd:            %s\n", c.Etcd.ClientURL())
 	fmt.Fprintf(stdout, "  data:            %s\n", *data)
 	fmt.Fprintf(stdout, "HBase clients: hbase.client.registry.impl=org.apache.hadoop.hbase.client.RpcConnectionRegistry\n")

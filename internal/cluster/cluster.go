@@ -34,6 +34,9 @@ type Config struct {
 	// RegionServerPort is region server 0's port; server i listens on
 	// RegionServerPort+i. 0 picks free ports.
 	RegionServerPort int
+	// RegionServerInfoPort is region server 0's HTTP (/metrics) port;
+	// server i uses RegionServerInfoPort+i. 0 picks free ports.
+	RegionServerInfoPort int
 	// EtcdPort is the embedded etcd's client port; 0 picks a free one.
 	EtcdPort int
 	// RegionServers is how many region servers to run. Default 1.
@@ -135,6 +138,10 @@ func (c *Cluster) StartRegionServer(ctx context.Context, i int) error {
 	if c.cfg.RegionServerPort != 0 {
 		port = c.cfg.RegionServerPort + i
 	}
+	infoPort := 0
+	if c.cfg.RegionServerInfoPort != 0 {
+		infoPort = c.cfg.RegionServerInfoPort + i
+	}
 	hostID := ""
 	if c.cfg.HostIDs != nil {
 		hostID = c.cfg.HostIDs[i]
@@ -143,6 +150,7 @@ func (c *Cluster) StartRegionServer(ctx context.Context, i int) error {
 		DataDir:       filepath.Join(c.cfg.DataDir, fmt.Sprintf("rs-%d", i)),
 		Bind:          c.cfg.Bind,
 		Port:          port,
+		InfoPort:      infoPort,
 		HostID:        hostID,
 		Instance:      i,
 		Etcd:          c.EtcdClient,

@@ -23,6 +23,9 @@ type Config struct {
 	Bind string
 	// Port is the RPC port; 0 picks a free one (tests). Default 16020.
 	Port int
+	// InfoPort serves HTTP /metrics; 0 picks a free port, a negative value
+	// turns it off. Default 0 (standalone uses 16030+i, as HBase).
+	InfoPort int
 	// Advertise is the host name other processes use to reach this server.
 	// Default: Bind.
 	Advertise string
@@ -100,6 +103,9 @@ func (c *Config) Validate() error {
 	}
 	if net.ParseIP(c.Bind) == nil {
 		errs = append(errs, fmt.Errorf("regionserver: bind address %q is not an IP address", c.Bind))
+	}
+	if c.InfoPort > 65535 {
+		errs = append(errs, fmt.Errorf("regionserver: info port %d out of range", c.InfoPort))
 	}
 	if c.Port < 0 || c.Port > 65535 {
 		errs = append(errs, fmt.Errorf("regionserver: port %d out of range", c.Port))

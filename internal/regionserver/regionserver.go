@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -36,6 +37,9 @@ type RegionServer struct {
 	regions   regionSet
 	client    *clientsvc.Service
 	quota     *quotaGate // nil when quotas are disabled
+	metrics   *rsMetrics
+	http      *http.Server // /metrics on the info port; nil when disabled
+	infoAddr  string
 	group     *lifecycle.Group
 	addr      string // advertised "host:port"
 	storeID   string // the store's id, stable across restarts
@@ -78,6 +82,7 @@ func Start(ctx context.Context, cfg Config) (*RegionServer, error) {
 		_ = engine.Close()
 		return nil, err
 	}
+	rs.metrics = newMetrics(rs)
 	var clientHandler hbaserpc.Handler = rs.client
 	if !cfg.QuotaDisabled {
 		if rs.quota, err = newQuotaGate(rs.client, quota.Config{Mode: cfg.QuotaMode, MaxWait: cfg.QuotaMaxWait}, rs.log.Warn); err != nil {
@@ -97,8 +102,8 @@ func Start(ctx context.Context, cfg Config) (*RegionServer, error) {
 		MaxRequestSize: cfg.MaxRequestSize,
 		ClusterID:      func() string { return rs.clusterID },
 		Services: map[string]hbaserpc.Handler{
-			"ClientService": clientHandler,
-			"AdminService":  adminService{rs},
+			"ClientService": rs.metrics.instrument("ClientService", clientHandler),
+			"AdminService":  rs.metrics.instrument("AdminService", adminService{rs}),
 		},
 		Logger: rs.log,
 	})
@@ -114,6 +119,10 @@ func Start(ctx context.Context, cfg Config) (*RegionServer, error) {
 			rs.log.Error("regionserver: RPC server stopped", "err", err)
 		}
 	})
+	if err := rs.serveHTTP(); err != nil {
+		rs.Close()
+		return nil, fmt.Errorf("regionserver: info port: %w", err)
+	}
 	if err := rs.register(ctx); err != nil {
 		rs.Close()
 		return nil, err
@@ -145,9 +154,16 @@ func (rs *RegionServer) StartCode() int64 { return rs.startCode }
 func (rs *RegionServer) Info() meta.ServerInfo {
 	host, portStr, _ := net.SplitHostPort(rs.addr)
 	port, _ := strconv.Atoi(portStr)
-	return meta.ServerInfo{Host: host, Port: port, StartCode: rs.startCode, StoreID: rs.storeID,
+	info := meta.ServerInfo{Host: host, Port: port, StartCode: rs.startCode, StoreID: rs.storeID,
 		HostID: rs.cfg.HostID, Instance: rs.cfg.Instance}
+	if _, p, err := net.SplitHostPort(rs.infoAddr); err == nil {
+		info.InfoPort, _ = strconv.Atoi(p)
+	}
+	return info
 }
+
+// InfoAddr is where /metrics is served ("" when the info port is off).
+func (rs *RegionServer) InfoAddr() string { return rs.infoAddr }
 
 // register puts the server's record under an etcd session lease and keeps
 // renewing it in the background; if the session is lost (etcd unreachable
@@ -206,6 +222,9 @@ func (rs *RegionServer) Close() {
 	// The RPC server first: its Serve goroutine belongs to the group.
 	if rs.rpc != nil {
 		_ = rs.rpc.Close()
+	}
+	if rs.http != nil {
+		_ = rs.http.Close()
 	}
 	rs.group.Stop()
 	rs.client.Close()

@@ -1,0 +1,107 @@
+package regionserver
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/weirdb/weir/internal/hbaserpc"
+	"github.com/weirdb/weir/internal/storage"
+)
+
+// rsMetrics are one region server's Prometheus metrics, in a registry of
+// its own (no globals: several instances share a process).
+type rsMetrics struct {
+	reg      *prometheus.Registry
+	calls    *prometheus.CounterVec
+	duration *prometheus.HistogramVec
+}
+
+func newMetrics(rs *RegionServer) *rsMetrics {
+	m := &rsMetrics{reg: prometheus.NewRegistry()}
+	m.calls = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "weir_rpc_calls_total",
+		Help: "RPC calls served, by service, method and outcome (ok or the Java exception class).",
+	}, []string{"service", "method", "result"})
+	m.duration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "weir_rpc_duration_seconds",
+		Help:    "Time from a call's arrival to its response, by service and method (quota waits included).",
+		Buckets: prometheus.ExponentialBuckets(50e-6, 2, 18),
+	}, []string{"service", "method"})
+	gauge := func(name, help string, f func() float64) prometheus.Collector {
+		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, f)
+	}
+	store := func(f func(m storage.Metrics) float64) func() float64 {
+		return func() float64 { return f(rs.engine.Metrics()) }
+	}
+	m.reg.MustRegister(m.calls, m.duration,
+		gauge("weir_regionserver_regions", "Regions open on this region server.",
+			func() float64 { return float64(len(rs.regions.all())) }),
+		gauge("weir_storage_memtable_bytes", "Bytes in the store's memtables.",
+			store(func(s storage.Metrics) float64 { return float64(s.MemTableSize) })),
+		gauge("weir_storage_read_amplification", "The store's read amplification (sublevels to search).",
+			store(func(s storage.Metrics) float64 { return float64(s.ReadAmp) })),
+		gauge("weir_storage_l0_files", "SST files in level 0.",
+			store(func(s storage.Metrics) float64 { return float64(s.L0Files) })),
+		gauge("weir_storage_disk_bytes", "Bytes the store occupies on disk.",
+			store(func(s storage.Metrics) float64 { return float64(s.DiskUsage) })),
+		gauge("weir_storage_flushes", "Memtable flushes since the store opened.",
+			store(func(s storage.Metrics) float64 { return float64(s.FlushCount) })),
+		gauge("weir_storage_compactions", "Compactions since the store opened.",
+			store(func(s storage.Metrics) float64 { return float64(s.CompactionCount) })),
+		gauge("weir_storage_block_cache_hits", "Block cache hits since the store opened.",
+			store(func(s storage.Metrics) float64 { return float64(s.BlockCacheHits) })),
+		gauge("weir_storage_block_cache_misses", "Block cache misses since the store opened.",
+			store(func(s storage.Metrics) float64 { return float64(s.BlockCacheMisses) })),
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{Namespace: "weir"}),
+	)
+	return m
+}
+
+// instrument wraps a service handler with call counts and latencies.
+func (m *rsMetrics) instrument(service string, next hbaserpc.Handler) hbaserpc.Handler {
+	return hbaserpc.HandlerFunc(func(ctx context.Context, c *hbaserpc.Call) (hbaserpc.Response, error) {
+		start := time.Now()
+		resp, err := next.Serve(ctx, c)
+		result := "ok"
+		if err != nil {
+			result = "error"
+			var re *hbaserpc.Error
+			if errors.As(err, &re) {
+				result = re.Class
+			}
+		}
+		m.calls.WithLabelValues(service, c.Method, result).Inc()
+		m.duration.WithLabelValues(service, c.Method).Observe(time.Since(start).Seconds())
+		return resp, err
+	})
+}
+
+// serveHTTP serves /metrics on the info port until Close.
+func (rs *RegionServer) serveHTTP() error {
+	if rs.cfg.InfoPort < 0 {
+		return nil
+	}
+	l, err := net.Listen("tcp", net.JoinHostPort(rs.cfg.Bind, strconv.Itoa(rs.cfg.InfoPort)))
+	if err != nil {
+		return err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(rs.metrics.reg, promhttp.HandlerOpts{}))
+	rs.http = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	rs.infoAddr = l.Addr().String()
+	rs.group.Go(func(context.Context) {
+		if err := rs.http.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			rs.log.Error("regionserver: HTTP server stopped", "err", err)
+		}
+	})
+	return nil
+}
