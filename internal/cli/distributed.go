@@ -153,6 +153,7 @@ func runMaster(args []string, stdout, stderr io.Writer) int {
 	sf.register(fs)
 	etcd := fs.String("etcd", "127.0.0.1:2379", "etcd endpoints, comma separated")
 	port := fs.Int("port", 16000, "RPC port (client bootstrap)")
+	infoPort := fs.Int("info-port", 16010, "HTTP port (/metrics)")
 	advertise := fs.String("advertise", "", "host name clients use to reach this master (default: --bind)")
 	if !parseFlags(fs, args, stderr) {
 		return 2
@@ -163,7 +164,8 @@ func runMaster(args []string, stdout, stderr io.Writer) int {
 	}
 	defer env.close()
 	ctx, log, cli := env.ctx, env.log, env.etcd
-	m, err := master.Start(ctx, master.Config{Bind: sf.bind, Port: *port, Advertise: *advertise, Etcd: cli, Logger: log})
+	m, err := master.Start(ctx, master.Config{Bind: sf.bind, Port: *port, InfoPort: *infoPort, Advertise: *advertise,
+		Etcd: cli, Logger: log})
 	if err != nil {
 		fmt.Fprintf(stderr, "weir master: %v\n", err)
 		return 1

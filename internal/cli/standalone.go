@@ -22,6 +22,7 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 	port := fs.Int("port", 16000, "master port: HBase clients bootstrap here")
 	rsPort := fs.Int("regionserver-port", 16020, "first region server's port; server i uses port+i")
 	etcdPort := fs.Int("etcd-port", 16100, "embedded etcd client port")
+	infoPort := fs.Int("info-port", 16010, "master's HTTP port (/metrics)")
 	rsInfoPort := fs.Int("regionserver-info-port", 16030, "first region server's HTTP port (/metrics); server i uses port+i")
 	rsCount := fs.Int("regionservers", 1, "number of region servers")
 	logLevel := fs.String("log-level", "warn", "log level: debug, info, warn, error")
@@ -55,6 +56,7 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 		RegionServerPort:     *rsPort,
 		EtcdPort:             *etcdPort,
 		RegionServerInfoPort: *rsInfoPort,
+		MasterInfoPort:       *infoPort,
 		RegionServers:        *rsCount,
 		QuotaDisabled:        !*quotaEnabled,
 		QuotaMode:            mode,
@@ -65,7 +67,7 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	var rss []string
-	var metrics []string
+	metrics := []string{"http://" + c.Master.InfoAddr() + "/metrics"}
 	for _, rs := range c.RegionServers {
 		rss = append(rss, rs.Addr())
 		metrics = append(metrics, "http://"+rs.InfoAddr()+"/metrics")

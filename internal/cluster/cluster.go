@@ -34,6 +34,9 @@ type Config struct {
 	// RegionServerPort is region server 0's port; server i listens on
 	// RegionServerPort+i. 0 picks free ports.
 	RegionServerPort int
+	// MasterInfoPort is the master's HTTP (/metrics) port; 0 picks a free
+	// one. The standalone command defaults it to 16010.
+	MasterInfoPort int
 	// RegionServerInfoPort is region server 0's HTTP (/metrics) port;
 	// server i uses RegionServerInfoPort+i. 0 picks free ports.
 	RegionServerInfoPort int
@@ -112,7 +115,8 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 		c.Close()
 		return nil, err
 	}
-	if c.Master, err = master.Start(ctx, master.Config{Bind: cfg.Bind, Port: cfg.MasterPort, Etcd: c.EtcdClient, Logger: cfg.Logger}); err != nil {
+	if c.Master, err = master.Start(ctx, master.Config{Bind: cfg.Bind, Port: cfg.MasterPort, InfoPort: cfg.MasterInfoPort,
+		Etcd: c.EtcdClient, Logger: cfg.Logger}); err != nil {
 		c.Close()
 		return nil, err
 	}

@@ -54,4 +54,24 @@ func TestMetricsEndpoint(t *testing.T) {
 	if g := families["weir_regionserver_regions"].GetMetric()[0].GetGauge().GetValue(); g < 1 {
 		t.Errorf("weir_regionserver_regions = %v, want >= 1", g)
 	}
+
+	mresp, err := http.Get("http://" + c.Master.InfoAddr() + "/metrics")
+	must(t, err)
+	defer mresp.Body.Close()
+	mparser := expfmt.NewTextParser(model.UTF8Validation)
+	mfam, err := mparser.TextToMetricFamilies(mresp.Body)
+	must(t, err)
+	for name, want := range map[string]float64{"weir_master_active": 1, "weir_master_regionservers": 1, "weir_master_tables": 1, "weir_master_regions": 1} {
+		f, ok := mfam[name]
+		if !ok || f.GetHelp() == "" {
+			t.Errorf("master metric %s missing or without help", name)
+			continue
+		}
+		if got := f.GetMetric()[0].GetGauge().GetValue(); got != want {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
+	}
+	if _, ok := mfam["weir_rpc_calls_total"]; !ok {
+		t.Error("master has no weir_rpc_calls_total")
+	}
 }

@@ -22,6 +22,9 @@ type Config struct {
 	// Port is the RPC port (client bootstrap); 0 picks a free one (tests).
 	// Default 16000.
 	Port int
+	// InfoPort serves HTTP /metrics (HBase's master web UI port, 16010 in
+	// the commands); 0 picks a free port, a negative value turns it off.
+	InfoPort int
 	// Advertise is the host name clients use to reach the master. Default:
 	// Bind.
 	Advertise string
@@ -74,6 +77,9 @@ func (c *Config) Validate() error {
 	}
 	if net.ParseIP(c.Bind) == nil {
 		errs = append(errs, fmt.Errorf("master: bind address %q is not an IP address", c.Bind))
+	}
+	if c.InfoPort > 65535 {
+		errs = append(errs, fmt.Errorf("master: info port %d out of range", c.InfoPort))
 	}
 	if c.Port < 0 || c.Port > 65535 {
 		errs = append(errs, fmt.Errorf("master: port %d out of range", c.Port))

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -33,6 +34,9 @@ type Master struct {
 	meta    *metaView
 	// quotaView is hbase:quota, a view of the quota settings.
 	quotaView *quotaView
+	metrics   *masterMetrics
+	http      *http.Server // /metrics on the info port; nil when off
+	infoAddr  string
 	// metaClient serves ClientService for hbase:meta.
 	metaClient *clientsvc.Service
 	rpc        *hbaserpc.Server
@@ -83,14 +87,15 @@ func Start(ctx context.Context, cfg Config) (*Master, error) {
 		m.quotaView.close()
 		return nil, err
 	}
+	m.metrics = newMasterMetrics(m)
 	m.rpc, err = hbaserpc.NewServer(hbaserpc.ServerConfig{
 		Addr:           net.JoinHostPort(cfg.Bind, strconv.Itoa(cfg.Port)),
 		MaxRequestSize: cfg.MaxRequestSize,
 		ClusterID:      func() string { return m.clusterID },
 		Services: map[string]hbaserpc.Handler{
-			"ClientMetaService": clientMetaService{m},
-			"MasterService":     masterService{m},
-			"ClientService":     newMetaClientService(m),
+			"ClientMetaService": m.metrics.rpc.Instrument("ClientMetaService", clientMetaService{m}),
+			"MasterService":     m.metrics.rpc.Instrument("MasterService", masterService{m}),
+			"ClientService":     m.metrics.rpc.Instrument("ClientService", newMetaClientService(m)),
 		},
 		Logger: m.log,
 	})
@@ -105,6 +110,10 @@ func Start(ctx context.Context, cfg Config) (*Master, error) {
 			m.log.Error("master: RPC server stopped", "err", err)
 		}
 	})
+	if err := m.serveHTTP(); err != nil {
+		m.Close()
+		return nil, fmt.Errorf("master: info port: %w", err)
+	}
 	m.group.Go(func(ctx context.Context) { m.meta.follow(ctx, cfg.Etcd, m.log.Warn) })
 	m.group.Go(func(ctx context.Context) { m.quotaView.follow(ctx, cfg.Etcd, m.log.Warn) })
 	m.group.Go(m.campaign)
@@ -191,6 +200,9 @@ func (m *Master) Close() {
 	// The RPC server first: its Serve goroutine belongs to the group.
 	if m.rpc != nil {
 		_ = m.rpc.Close()
+	}
+	if m.http != nil {
+		_ = m.http.Close()
 	}
 	m.group.Stop()
 	if m.metaClient != nil {

@@ -12,36 +12,27 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/weirdb/weir/internal/hbaserpc"
+	"github.com/weirdb/weir/internal/rpcmetrics"
 	"github.com/weirdb/weir/internal/storage"
 )
 
 // rsMetrics are one region server's Prometheus metrics, in a registry of
 // its own (no globals: several instances share a process).
 type rsMetrics struct {
-	reg      *prometheus.Registry
-	calls    *prometheus.CounterVec
-	duration *prometheus.HistogramVec
+	reg *prometheus.Registry
+	rpc *rpcmetrics.RPC
 }
 
 func newMetrics(rs *RegionServer) *rsMetrics {
 	m := &rsMetrics{reg: prometheus.NewRegistry()}
-	m.calls = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "weir_rpc_calls_total",
-		Help: "RPC calls served, by service, method and outcome (ok or the Java exception class).",
-	}, []string{"service", "method", "result"})
-	m.duration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Name:    "weir_rpc_duration_seconds",
-		Help:    "Time from a call's arrival to its response, by service and method (quota waits included).",
-		Buckets: prometheus.ExponentialBuckets(50e-6, 2, 18),
-	}, []string{"service", "method"})
+	m.rpc = rpcmetrics.New(m.reg)
 	gauge := func(name, help string, f func() float64) prometheus.Collector {
 		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, f)
 	}
 	store := func(f func(m storage.Metrics) float64) func() float64 {
 		return func() float64 { return f(rs.engine.Metrics()) }
 	}
-	m.reg.MustRegister(m.calls, m.duration,
+	m.reg.MustRegister(
 		gauge("weir_regionserver_regions", "Regions open on this region server.",
 			func() float64 { return float64(len(rs.regions.all())) }),
 		gauge("weir_storage_memtable_bytes", "Bytes in the store's memtables.",
@@ -64,25 +55,6 @@ func newMetrics(rs *RegionServer) *rsMetrics {
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{Namespace: "weir"}),
 	)
 	return m
-}
-
-// instrument wraps a service handler with call counts and latencies.
-func (m *rsMetrics) instrument(service string, next hbaserpc.Handler) hbaserpc.Handler {
-	return hbaserpc.HandlerFunc(func(ctx context.Context, c *hbaserpc.Call) (hbaserpc.Response, error) {
-		start := time.Now()
-		resp, err := next.Serve(ctx, c)
-		result := "ok"
-		if err != nil {
-			result = "error"
-			var re *hbaserpc.Error
-			if errors.As(err, &re) {
-				result = re.Class
-			}
-		}
-		m.calls.WithLabelValues(service, c.Method, result).Inc()
-		m.duration.WithLabelValues(service, c.Method).Observe(time.Since(start).Seconds())
-		return resp, err
-	})
 }
 
 // serveHTTP serves /metrics on the info port until Close.

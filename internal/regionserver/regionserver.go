@@ -102,8 +102,8 @@ func Start(ctx context.Context, cfg Config) (*RegionServer, error) {
 		MaxRequestSize: cfg.MaxRequestSize,
 		ClusterID:      func() string { return rs.clusterID },
 		Services: map[string]hbaserpc.Handler{
-			"ClientService": rs.metrics.instrument("ClientService", clientHandler),
-			"AdminService":  rs.metrics.instrument("AdminService", adminService{rs}),
+			"ClientService": rs.metrics.rpc.Instrument("ClientService", clientHandler),
+			"AdminService":  rs.metrics.rpc.Instrument("AdminService", adminService{rs}),
 		},
 		Logger: rs.log,
 	})

@@ -1,0 +1,83 @@
+package master
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/weirdb/weir/internal/rpcmetrics"
+)
+
+// masterMetrics are the master's Prometheus metrics, in its own registry.
+type masterMetrics struct {
+	reg *prometheus.Registry
+	rpc *rpcmetrics.RPC
+}
+
+// catalogTimeout bounds the etcd reads behind a scrape's gauges.
+const catalogTimeout = 2 * time.Second
+
+func newMasterMetrics(m *Master) *masterMetrics {
+	mm := &masterMetrics{reg: prometheus.NewRegistry()}
+	mm.rpc = rpcmetrics.New(mm.reg)
+	count := func(list func(ctx context.Context) (int, error)) func() float64 {
+		return func() float64 {
+			ctx, cancel := context.WithTimeout(context.Background(), catalogTimeout)
+			defer cancel()
+			n, err := list(ctx)
+			if err != nil {
+				return -1
+			}
+			return float64(n)
+		}
+	}
+	mm.reg.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "weir_master_active", Help: "1 if this master is the active one, 0 for a backup."},
+			func() float64 {
+				if m.active.Load() {
+					return 1
+				}
+				return 0
+			}),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "weir_master_regionservers", Help: "Live region servers (-1 if the catalog is unreachable)."},
+			count(func(ctx context.Context) (int, error) { s, err := m.catalog.Servers(ctx); return len(s), err })),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "weir_master_tables", Help: "User tables (-1 if the catalog is unreachable)."},
+			count(func(ctx context.Context) (int, error) { t, err := m.catalog.ListTables(ctx); return len(t), err })),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "weir_master_regions", Help: "Regions of user tables (-1 if the catalog is unreachable)."},
+			count(func(ctx context.Context) (int, error) { r, err := m.catalog.AllRegions(ctx); return len(r), err })),
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{Namespace: "weir"}),
+	)
+	return mm
+}
+
+// serveHTTP serves /metrics on the info port until Close.
+func (m *Master) serveHTTP() error {
+	if m.cfg.InfoPort < 0 {
+		return nil
+	}
+	l, err := net.Listen("tcp", net.JoinHostPort(m.cfg.Bind, strconv.Itoa(m.cfg.InfoPort)))
+	if err != nil {
+		return err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(m.metrics.reg, promhttp.HandlerOpts{}))
+	m.http = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	m.infoAddr = l.Addr().String()
+	m.group.Go(func(context.Context) {
+		if err := m.http.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			m.log.Error("master: HTTP server stopped", "err", err)
+		}
+	})
+	return nil
+}
+
+// InfoAddr is where /metrics is served ("" when the info port is off).
+func (m *Master) InfoAddr() string { return m.infoAddr }
