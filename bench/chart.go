@@ -79,9 +79,12 @@ func writeStudyCharts(dir, variant string, all []StudyRow) error {
 		"T p99", pts(func(r StudyRow) float64 { return r.P99T })); err != nil {
 		return err
 	}
-	if logY {
-		fixLogRange(thru)
-		fixLogRange(lat)
+	for _, p := range []*plot.Plot{thru, lat} {
+		if logY {
+			fixLogRange(p)
+		} else {
+			p.Y.Max *= 1.3 // headroom for the legend
+		}
 	}
 	for name, p := range map[string]*plot.Plot{"throughput": thru, "latency": lat} {
 		for _, ext := range []string{"png", "svg"} {
