@@ -37,7 +37,9 @@ type StudyConfig struct {
 	// negative: none) before each level's measured run. Region servers'
 	// throttles start with a full bucket (a second's worth of requests,
 	// as HBase's rate limiters); the warm-up spends it, so the measured
-	// rate is the steady one rather than limit*(1+1/duration).
+	// rate is the steady one rather than limit*(1+1/duration). When T's
+	// demand is barely above the limit, the bucket drains only at
+	// (demand-limit) per second and a longer warm-up is needed.
 	Warmup time.Duration
 	// Threads per user.
 	Threads int
@@ -369,7 +371,9 @@ func WriteStudy(dir string, res *StudyResult) error {
 			fmt.Fprintf(&md, "| %s | %.0f | %.0f | %.0f | %.2f | %.2f | %.2f | %.2f | %s |\n",
 				r.Throttle, r.TotalThru, r.ThruU, r.ThruT, r.LatencyU, r.LatencyT, r.P99U, r.P99T, te)
 		}
-		md.WriteString("\nThroughput in ops/s; latencies in ms; throttle error = observed Thruput_T / limit − 1.\n")
+		md.WriteString("\nThroughput in ops/s; latencies in ms; throttle error = observed Thruput_T / limit − 1 (for scans an operation is one request or more).\n")
+		fmt.Fprintf(&md, "A throttle also admits a burst of up to one second's worth of requests (HBase's rate limiters start full). The warm-up spends it only when T's demand exceeds the limit by enough: near T's unthrottled rate the observed rate can reach limit × (1 + 1/%gs), i.e. a throttle error up to %+.0f%%; raise --warmup to see the steady rate there.\n",
+			res.DurationSec, 100/res.DurationSec)
 		fmt.Fprintf(&md, "\n![throughput](throughput-%s.png) ![latency](latency-%s.png)\n", v, v)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "results.md"), []byte(md.String()), 0o644); err != nil {
