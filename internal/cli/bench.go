@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"syscall"
 	"time"
@@ -21,6 +22,7 @@ func (l *listFlag) String() string     { return fmt.Sprint(*l) }
 func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 
 const benchUsage = `usage: weir bench load|run -P WORKLOADFILE [-p key=value]... [flags]
+       weir bench throttle-study [flags]   (weir bench throttle-study -h)
 
 Runs YCSB's CoreWorkload against Weir (or any HBase 2.6 cluster) and prints
 YCSB's report format. Property files are YCSB's (workloads/workloada ...
@@ -39,6 +41,9 @@ the driver itself.
 
 // runBench runs `weir bench load|run`.
 func runBench(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "throttle-study" {
+		return runThrottleStudy(args[1:], stdout, stderr)
+	}
 	if len(args) == 0 || (args[0] != "load" && args[0] != "run") {
 		fmt.Fprint(stderr, benchUsage)
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
@@ -117,6 +122,91 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	if rep.Interrupted {
 		fmt.Fprintf(stderr, "weir bench %s: interrupted; the report covers the operations done so far\n", phase)
 		return 130
+	}
+	return 0
+}
+
+const studyUsage = `usage: weir bench throttle-study [--master host:port] [--levels none,2500,2000,...]
+       [--auto-levels] [--duration 20s] [--threads 8] [--variant read|scan|both]
+       [--recordcount N] [--out DIR]
+
+The request-throttling study of the HBase blog post "The HBase Request
+Throttling Feature": users U and T run YCSB concurrently on their own
+connections while T is throttled (request number per second) at each level
+in turn; U is never throttled. Variant read: both read (workload C);
+variant scan: U reads, T scans 100 rows. The table is loaded once
+(recordcount records) if missing. Each level: set T's quota, wait 1 s, warm
+up, then measure for --duration. --auto-levels measures T unthrottled first
+and uses 80/60/40/20/10% of its rate. Writes results.md, results.json and
+throughput/latency charts (PNG and SVG) into --out; T's quota is removed at
+the end, also on Ctrl-C.
+`
+
+// runThrottleStudy runs `weir bench throttle-study`.
+func runThrottleStudy(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("weir bench throttle-study", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	master := fs.String("master", "127.0.0.1:16000", "master address (host:port, comma separated for several)")
+	levels := fs.String("levels", "none,2500,2000,1500,1000,500", "T's throttles in req/s, none for no quota")
+	auto := fs.Bool("auto-levels", false, "measure T unthrottled, then throttle at 80/60/40/20/10% of that rate")
+	duration := fs.Duration("duration", 20*time.Second, "measured time per level (whole seconds)")
+	warmup := fs.Duration("warmup", time.Second, "warm-up per level before measuring (0: none)")
+	threads := fs.Int("threads", 8, "worker threads per user")
+	variant := fs.String("variant", "read", "read (read+read), scan (read+scan) or both")
+	records := fs.Int64("recordcount", 100000, "records to load if the table is missing")
+	out := fs.String("out", "throttle-study", "output directory")
+	fs.Usage = func() { fmt.Fprint(stderr, studyUsage+"\nflags:\n"); fs.PrintDefaults() }
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		return 2
+	}
+	usage := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "weir bench throttle-study: "+format+"\n", a...)
+		return 2
+	}
+	if fs.NArg() > 0 {
+		return usage("unexpected argument %q", fs.Arg(0))
+	}
+	cfg := bench.StudyConfig{Master: *master, AutoLevels: *auto, Duration: *duration, Threads: *threads,
+		RecordCount: *records, OutDir: *out, Log: stderr}
+	if !*auto {
+		l, err := bench.ParseLevels(*levels)
+		if err != nil {
+			return usage("%v", err)
+		}
+		cfg.Levels = l
+	}
+	switch *variant {
+	case "read", "scan":
+		cfg.Variants = []string{*variant}
+	case "both":
+		cfg.Variants = []string{"read", "scan"}
+	default:
+		return usage("--variant %q: want read, scan or both", *variant)
+	}
+	if *duration < time.Second || *threads < 1 || *records < 1 {
+		return usage("--duration must be at least 1s, --threads and --recordcount positive")
+	}
+	cfg.Warmup = *warmup
+	if *warmup <= 0 {
+		cfg.Warmup = -1
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	res, err := bench.RunStudy(ctx, cfg)
+	if res != nil && len(res.Rows) > 0 {
+		if md, rerr := os.ReadFile(filepath.Join(cfg.OutDir, "results.md")); rerr == nil {
+			_, _ = stdout.Write(md)
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "weir bench throttle-study: %v\n", err)
+		if ctx.Err() != nil {
+			return 130
+		}
+		return 1
 	}
 	return 0
 }

@@ -1,0 +1,60 @@
+package bench_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/weirdb/weir/bench"
+	"github.com/weirdb/weir/internal/cluster"
+)
+
+func TestThrottleStudy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a cluster")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	c, err := cluster.Start(ctx, cluster.Config{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	out := t.TempDir()
+	res, err := bench.RunStudy(ctx, bench.StudyConfig{Master: c.MasterAddr(), Levels: []int64{0, 200},
+		Duration: 2 * time.Second, Threads: 2, Variants: []string{"read"}, RecordCount: 2000, OutDir: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"results.md", "results.json", "throughput-read.png", "throughput-read.svg",
+		"latency-read.png", "latency-read.svg"} {
+		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s: missing or empty (%v)", f, err)
+		}
+	}
+	if len(res.Rows) != 2 {
+		t.Fatalf("rows: %+v", res.Rows)
+	}
+	none, thr := res.Rows[0], res.Rows[1]
+	t.Logf("none: %+v", none)
+	t.Logf("200: %+v (error %+.3f)", thr, *thr.ThrottleErr)
+	if none.Throttle != "none" || none.ThruT <= 200 {
+		t.Errorf("none row: T at %.0f ops/s, want above 200", none.ThruT)
+	}
+	if thr.Limit != 200 || thr.ThruT < 160 || thr.ThruT > 240 {
+		t.Errorf("throttled at 200 req/s, T ran at %.1f ops/s", thr.ThruT)
+	}
+	if thr.ThruU <= thr.ThruT || none.ErrorsT+thr.ErrorsT+none.ErrorsU+thr.ErrorsU != 0 {
+		t.Errorf("U %.0f ops/s vs T %.0f; errors %d %d %d %d", thr.ThruU, thr.ThruT, none.ErrorsU, none.ErrorsT, thr.ErrorsU, thr.ErrorsT)
+	}
+	var back bench.StudyResult
+	b, _ := os.ReadFile(filepath.Join(out, "results.json"))
+	if err := json.Unmarshal(b, &back); err != nil || len(back.Rows) != 2 {
+		t.Errorf("results.json: %v %+v", err, back)
+	}
+	md, _ := os.ReadFile(filepath.Join(out, "results.md"))
+	t.Logf("results.md:\n%s", md)
+}
