@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -18,6 +17,7 @@ import (
 	"github.com/weirdb/weir/internal/hbaserpc"
 	"github.com/weirdb/weir/internal/lifecycle"
 	"github.com/weirdb/weir/internal/meta"
+	"github.com/weirdb/weir/internal/rpcmetrics"
 )
 
 // resyncInterval bounds how stale a watch-driven view can get if a watch
@@ -35,7 +35,7 @@ type Master struct {
 	// quotaView is hbase:quota, a view of the quota settings.
 	quotaView *quotaView
 	metrics   *masterMetrics
-	http      *http.Server // /metrics on the info port; nil when off
+	http      *rpcmetrics.HTTP // /metrics on the info port; nil when off
 	infoAddr  string
 	// metaClient serves ClientService for hbase:meta.
 	metaClient *clientsvc.Service

@@ -2,15 +2,10 @@ package master
 
 import (
 	"context"
-	"errors"
-	"net"
-	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/weirdb/weir/internal/rpcmetrics"
 )
@@ -63,16 +58,13 @@ func (m *Master) serveHTTP() error {
 	if m.cfg.InfoPort < 0 {
 		return nil
 	}
-	l, err := net.Listen("tcp", net.JoinHostPort(m.cfg.Bind, strconv.Itoa(m.cfg.InfoPort)))
+	h, err := rpcmetrics.ListenHTTP(m.cfg.Bind, m.cfg.InfoPort, m.metrics.reg)
 	if err != nil {
 		return err
 	}
-	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(m.metrics.reg, promhttp.HandlerOpts{}))
-	m.http = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	m.infoAddr = l.Addr().String()
+	m.http, m.infoAddr = h, h.Addr()
 	m.group.Go(func(context.Context) {
-		if err := m.http.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := h.Serve(); err != nil {
 			m.log.Error("master: HTTP server stopped", "err", err)
 		}
 	})

@@ -2,15 +2,9 @@ package regionserver
 
 import (
 	"context"
-	"errors"
-	"net"
-	"net/http"
-	"strconv"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/weirdb/weir/internal/rpcmetrics"
 	"github.com/weirdb/weir/internal/storage"
@@ -62,16 +56,13 @@ func (rs *RegionServer) serveHTTP() error {
 	if rs.cfg.InfoPort < 0 {
 		return nil
 	}
-	l, err := net.Listen("tcp", net.JoinHostPort(rs.cfg.Bind, strconv.Itoa(rs.cfg.InfoPort)))
+	h, err := rpcmetrics.ListenHTTP(rs.cfg.Bind, rs.cfg.InfoPort, rs.metrics.reg)
 	if err != nil {
 		return err
 	}
-	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(rs.metrics.reg, promhttp.HandlerOpts{}))
-	rs.http = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	rs.infoAddr = l.Addr().String()
+	rs.http, rs.infoAddr = h, h.Addr()
 	rs.group.Go(func(context.Context) {
-		if err := rs.http.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := h.Serve(); err != nil {
 			rs.log.Error("regionserver: HTTP server stopped", "err", err)
 		}
 	})

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -22,6 +21,7 @@ import (
 	"github.com/weirdb/weir/internal/lifecycle"
 	"github.com/weirdb/weir/internal/meta"
 	"github.com/weirdb/weir/internal/quota"
+	"github.com/weirdb/weir/internal/rpcmetrics"
 	"github.com/weirdb/weir/internal/storage"
 )
 
@@ -38,7 +38,7 @@ type RegionServer struct {
 	client    *clientsvc.Service
 	quota     *quotaGate // nil when quotas are disabled
 	metrics   *rsMetrics
-	http      *http.Server // /metrics on the info port; nil when disabled
+	http      *rpcmetrics.HTTP // /metrics on the info port; nil when disabled
 	infoAddr  string
 	group     *lifecycle.Group
 	addr      string // advertised "host:port"

@@ -1,6 +1,6 @@
 // Package rpcmetrics counts and times HBase RPC calls for Prometheus, as a
-// decorator around any hbaserpc.Handler. Each server registers its own
-// instance in its own registry.
+// decorator around any hbaserpc.Handler, and serves a server's registry at
+// /metrics. Each server registers its own instance in its own registry.
 package rpcmetrics
 
 import (

@@ -1,0 +1,44 @@
+package rpcmetrics
+
+import (
+	"errors"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// HTTP serves a server's registry at /metrics on its info port.
+type HTTP struct {
+	srv *http.Server
+	l   net.Listener
+}
+
+// ListenHTTP listens on bind:port (0 picks a free port) for reg's /metrics.
+// Serve then serves until Close.
+func ListenHTTP(bind string, port int, reg *prometheus.Registry) (*HTTP, error) {
+	l, err := net.Listen("tcp", net.JoinHostPort(bind, strconv.Itoa(port)))
+	if err != nil {
+		return nil, err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	return &HTTP{srv: &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}, l: l}, nil
+}
+
+// Addr is the address the server listens on.
+func (h *HTTP) Addr() string { return h.l.Addr().String() }
+
+// Serve serves until Close; it returns nil after Close.
+func (h *HTTP) Serve() error {
+	if err := h.srv.Serve(h.l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// Close stops the server.
+func (h *HTTP) Close() error { return h.srv.Close() }
