@@ -65,10 +65,14 @@ func benchKey(prefix string, n int) string {
 	return string(b)
 }
 
-func BenchmarkGet(b *testing.B) {
+// loadedBenchRegion returns a region holding rows YCSB-like rows, flushed;
+// with compact, also compacted, so that no background compaction runs inside
+// the timed loop (its CPU would be charged to the reads) and the data sits in
+// one level, as a steady-state store's does.
+func loadedBenchRegion(b *testing.B, rows int, compact bool) *Region {
+	b.Helper()
 	ctx := context.Background()
 	r := benchRegion(b, AsyncWAL)
-	const rows = 10000
 	for i := 0; i < rows; i++ {
 		if err := r.Mutate(ctx, row10x100(fmt.Sprintf("user%08d", i))); err != nil {
 			b.Fatal(err)
@@ -77,12 +81,18 @@ func BenchmarkGet(b *testing.B) {
 	if err := r.Flush(ctx); err != nil {
 		b.Fatal(err)
 	}
-	// Compact now so that no background compaction runs inside the timed
-	// loop (its CPU would be charged to the Gets) and the data sits in one
-	// level, as a steady-state store's does.
-	if err := r.Compact(ctx, false); err != nil {
-		b.Fatal(err)
+	if compact {
+		if err := r.Compact(ctx, false); err != nil {
+			b.Fatal(err)
+		}
 	}
+	return r
+}
+
+func BenchmarkGet(b *testing.B) {
+	ctx := context.Background()
+	const rows = 10000
+	r := loadedBenchRegion(b, rows, true)
 	// Warm the block cache.
 	for i := 0; i < rows; i++ {
 		if _, err := r.Get(ctx, Get{Row: []byte(fmt.Sprintf("user%08d", i))}); err != nil {
@@ -171,16 +181,8 @@ func BenchmarkBulkLoad(b *testing.B) {
 
 func BenchmarkScan100(b *testing.B) {
 	ctx := context.Background()
-	r := benchRegion(b, AsyncWAL)
 	const rows = 10000
-	for i := 0; i < rows; i++ {
-		if err := r.Mutate(ctx, row10x100(fmt.Sprintf("user%08d", i))); err != nil {
-			b.Fatal(err)
-		}
-	}
-	if err := r.Flush(ctx); err != nil {
-		b.Fatal(err)
-	}
+	r := loadedBenchRegion(b, rows, false)
 	b.ReportAllocs()
 	stop := cpuMeter(b)
 	defer stop()
@@ -219,20 +221,8 @@ func BenchmarkIncrement(b *testing.B) {
 // iterator, SeekPrefixGE and ten Nexts reading each value, no decoding and
 // no result. It shows how much of a Get's CPU the region itself adds.
 func BenchmarkGetFloor(b *testing.B) {
-	ctx := context.Background()
-	r := benchRegion(b, AsyncWAL)
 	const rows = 10000
-	for i := 0; i < rows; i++ {
-		if err := r.Mutate(ctx, row10x100(fmt.Sprintf("user%08d", i))); err != nil {
-			b.Fatal(err)
-		}
-	}
-	if err := r.Flush(ctx); err != nil {
-		b.Fatal(err)
-	}
-	if err := r.Compact(ctx, false); err != nil {
-		b.Fatal(err)
-	}
+	r := loadedBenchRegion(b, rows, true)
 	keys := make([][]byte, 1024)
 	for i := range keys {
 		keys[i] = storage.AppendRowPrefix(nil, 1, []byte(fmt.Sprintf("user%08d", (i*7919)%rows)))
