@@ -450,19 +450,35 @@ Examples:
 
   hbase> move 'ENCODED_REGIONNAME'
   hbase> move 'ENCODED_REGIONNAME', 'SERVER_NAME'`})
-	cmd(&Spec{Name: "balancer", Group: "tools", Args: []ArgSpec{{"force", KString}}, Usage: `
-Trigger the cluster balancer. Returns true if balancer ran and was able to
-tell the region servers to unassign all the regions to balance.
+	cmd(&Spec{Name: "balancer", Group: "tools", Rest: &ArgSpec{"option", KString}, Usage: `
+Trigger the cluster balancer. Returns true if balancer ran, otherwise false
+(it does not run while regions are in transition, or while it is switched
+off unless dry_run).
+
+Parameter can be "force" (or "ignore_rit") or "dry_run":
+ - "dry_run" plans without moving anything and prints the plan: each move
+   with its region, table, source and target server and host, and the
+   plan's cost before and after.
+ - "force" / "ignore_rit" runs even with regions in transition; those
+   regions stay where they are.
+
 Examples:
 
   hbase> balancer
-  hbase> balancer 'force'`})
+  hbase> balancer 'force'
+  hbase> balancer 'dry_run'
+  hbase> balancer 'dry_run', 'ignore_rit'`})
 	cmd(&Spec{Name: "balance_switch", Group: "tools", MinArgs: 1, Args: []ArgSpec{{"enabled", KBool}}, Usage: `
 Enable/Disable balancer. Returns previous balancer state.
 Examples:
 
   hbase> balance_switch true
   hbase> balance_switch false`})
+	cmd(&Spec{Name: "balancer_enabled", Group: "tools", Usage: `
+Query the balancer's state.
+Examples:
+
+  hbase> balancer_enabled`})
 	cmd(&Spec{Name: "list_regions", Group: "tools", MinArgs: 1,
 		Args: []ArgSpec{table, {"server or options", KString | KHash}, {"columns", KArray}},
 		Keys: map[string]Kind{"SERVER_NAME": KString, "LOCALITY_THRESHOLD": KNumber}, Usage: `

@@ -41,7 +41,7 @@ var handlers map[string]handler
 var unsupportedGroups = map[string]bool{"quotas": true, "snapshots": true}
 
 // unsupportedCommands are the other commands whose server side Weir lacks.
-var unsupportedCommands = map[string]bool{"split": true, "move": true, "balancer": true, "balance_switch": true}
+var unsupportedCommands = map[string]bool{"split": true, "move": true}
 
 // localCommands run without a connection.
 var localCommands = map[string]bool{"help": true, "version": true, "exit": true, "whoami": true}

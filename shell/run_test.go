@@ -56,7 +56,7 @@ func master(t *testing.T) string {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
-		testCluster, clusterErr = cluster.Start(ctx, cluster.Config{DataDir: testDir})
+		testCluster, clusterErr = cluster.Start(ctx, cluster.Config{DataDir: testDir, HostIDs: []string{"shell-host"}})
 	})
 	if clusterErr != nil {
 		t.Fatalf("starting cluster: %v", clusterErr)

@@ -79,9 +79,26 @@ type Term struct {
 	Initial, Final float64
 }
 
+// HostLoad is one host's share before and after a plan.
+type HostLoad struct {
+	Host          string
+	Instances     int
+	Before, After Totals
+}
+
+// Totals sum regions and their load.
+type Totals struct {
+	Regions      int
+	ReadsPerSec  float64
+	WritesPerSec float64
+	Bytes        float64
+}
+
 // Result is a plan.
 type Result struct {
 	Moves []Move
+	// Hosts are the hosts' totals before and after the moves, by host.
+	Hosts []HostLoad
 	// InitialCost and FinalCost are the weighted cost of the cluster before
 	// and after the moves, in [0, 1], the moves' own cost excluded.
 	InitialCost, FinalCost float64
@@ -198,8 +215,11 @@ func Plan(stores []Store, o Options) (Result, error) {
 		return Result{}, err
 	}
 	initial := s.terms()
-	res := Result{InitialCost: s.weighted(initial)}
+	res := Result{InitialCost: s.weighted(initial), Hosts: s.hostLoads()}
 	finish := func() (Result, error) {
+		for i, hl := range s.hostLoads() {
+			res.Hosts[i].After = hl.Before
+		}
 		final := s.terms()
 		res.FinalCost = s.weighted(final)
 		for i, n := range termNames {

@@ -267,6 +267,12 @@ func TestPlanZipfLoadAcrossHosts(t *testing.T) {
 			}
 			after := apply(t, stores, res.Moves)
 			ht := totals(after, "")
+			for _, hl := range res.Hosts {
+				if float64(hl.After.Regions) != ht.count[hl.Host] || math.Abs(hl.After.ReadsPerSec-ht.reads[hl.Host]) > 1e-6 {
+					t.Errorf("Result.Hosts %+v disagrees with the moves applied: %v regions, %v reads/s",
+						hl, ht.count[hl.Host], ht.reads[hl.Host])
+				}
+			}
 			if !within(ht.count, 0.1) {
 				t.Errorf("regions per host %v not within ±10%%", ht.count)
 			}

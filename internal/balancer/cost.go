@@ -358,6 +358,16 @@ func (s *state) swaps(consider func(step)) {
 	}
 }
 
+// hostLoads are the hosts' totals now (in Before).
+func (s *state) hostLoads() []HostLoad {
+	out := make([]HostLoad, len(s.hostNames))
+	for h, name := range s.hostNames {
+		out[h] = HostLoad{Host: name, Instances: len(s.hostStores[h]), Before: Totals{
+			Regions: int(s.hm[mCount][h]), ReadsPerSec: s.hm[mReads][h], WritesPerSec: s.hm[mWrites][h], Bytes: s.hm[mBytes][h]}}
+	}
+	return out
+}
+
 // plannedMoves lists the regions not where they started, by region name.
 func (s *state) plannedMoves() []Move {
 	var out []Move

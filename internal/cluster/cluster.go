@@ -14,6 +14,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/weirdb/weir/internal/balancer"
 	"github.com/weirdb/weir/internal/coord"
 	"github.com/weirdb/weir/internal/master"
 	"github.com/weirdb/weir/internal/quota"
@@ -55,6 +56,14 @@ type Config struct {
 	QuotaDisabled bool
 	// QuotaMode is weir.quota.throttle.mode: queue (default) or reject.
 	QuotaMode quota.Mode
+	// BalancerPeriod is hbase.balancer.period (master default 5 min);
+	// BalancerSettle the wait after servers join or leave (default 10 s);
+	// Balancer tunes the planner.
+	BalancerPeriod time.Duration
+	BalancerSettle time.Duration
+	Balancer       balancer.Options
+	// LoadReportInterval is hbase.regionserver.msginterval (default 3 s).
+	LoadReportInterval time.Duration
 	// Logger receives every component's logs. Default: discard.
 	Logger *slog.Logger
 }
@@ -116,7 +125,8 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 		return nil, err
 	}
 	if c.Master, err = master.Start(ctx, master.Config{Bind: cfg.Bind, Port: cfg.MasterPort, InfoPort: cfg.MasterInfoPort,
-		Etcd: c.EtcdClient, Logger: cfg.Logger}); err != nil {
+		Etcd: c.EtcdClient, Logger: cfg.Logger, BalancerPeriod: cfg.BalancerPeriod, BalancerSettle: cfg.BalancerSettle,
+		Balancer: cfg.Balancer}); err != nil {
 		c.Close()
 		return nil, err
 	}
@@ -163,6 +173,8 @@ func (c *Cluster) StartRegionServer(ctx context.Context, i int) error {
 		QuotaDisabled: c.cfg.QuotaDisabled,
 		QuotaMode:     c.cfg.QuotaMode,
 		Logger:        c.cfg.Logger,
+
+		LoadReportInterval: c.cfg.LoadReportInterval,
 	})
 	if err != nil {
 		return fmt.Errorf("cluster: region server %d: %w", i, err)

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/weirdb/weir/internal/balancer"
 )
 
 // Config configures a master. Zero fields take the documented defaults.
@@ -38,6 +40,20 @@ type Config struct {
 	// AssignInterval is how often the assignment manager re-checks the
 	// catalog besides reacting to changes. Default 1 s.
 	AssignInterval time.Duration
+	// BalancerPeriod is how often the active master runs the balancer,
+	// HBase's hbase.balancer.period. Default 5 min.
+	BalancerPeriod time.Duration
+	// BalancerMaxBalancing bounds the time one balancer run spends moving
+	// regions, HBase's hbase.balancer.max.balancing; the moves left over
+	// wait for the next run. Default: BalancerPeriod.
+	BalancerMaxBalancing time.Duration
+	// BalancerSettle is how long the balancer waits after a region server
+	// joins or leaves before it runs, so that assignments and load reports
+	// catch up. Default 10 s.
+	BalancerSettle time.Duration
+	// Balancer tunes the planner (weights, moves per run); zero fields
+	// take balancer.DefaultOptions.
+	Balancer balancer.Options
 	// MaxRequestSize bounds one RPC frame. Default 256 MiB.
 	MaxRequestSize int
 	// Logger receives the master's logs. Default: discard.
@@ -64,6 +80,16 @@ func (c *Config) EnsureDefaults() {
 	if c.MaxRequestSize == 0 {
 		c.MaxRequestSize = 256 << 20
 	}
+	if c.BalancerPeriod == 0 {
+		c.BalancerPeriod = 5 * time.Minute
+	}
+	if c.BalancerMaxBalancing == 0 {
+		c.BalancerMaxBalancing = c.BalancerPeriod
+	}
+	if c.BalancerSettle == 0 {
+		c.BalancerSettle = 10 * time.Second
+	}
+	c.Balancer.EnsureDefaults()
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -89,6 +115,16 @@ func (c *Config) Validate() error {
 	}
 	if c.AssignInterval < 10*time.Millisecond {
 		errs = append(errs, fmt.Errorf("master: AssignInterval %v is below 10ms", c.AssignInterval))
+	}
+	if c.BalancerPeriod < 10*time.Millisecond {
+		errs = append(errs, fmt.Errorf("master: BalancerPeriod %v is below 10ms", c.BalancerPeriod))
+	}
+	if c.BalancerMaxBalancing < 0 || c.BalancerSettle < 0 {
+		errs = append(errs, fmt.Errorf("master: BalancerMaxBalancing %v and BalancerSettle %v may not be negative",
+			c.BalancerMaxBalancing, c.BalancerSettle))
+	}
+	if err := c.Balancer.Validate(); err != nil {
+		errs = append(errs, fmt.Errorf("master: %w", err))
 	}
 	return errors.Join(errs...)
 }

@@ -50,6 +50,7 @@ type Master struct {
 	// region is never handed to two servers.
 	assignMu sync.Mutex
 	procs    procedures
+	bal      balancerState
 }
 
 // Start serves the master's RPCs at once (a backup answers the bootstrap
@@ -166,8 +167,9 @@ func (m *Master) campaign(ctx context.Context) {
 		m.active.Store(true)
 		dctx, cancel := context.WithCancel(ctx)
 		var wg sync.WaitGroup
-		wg.Add(1)
+		wg.Add(2)
 		go func() { defer wg.Done(); m.assignLoop(dctx) }()
+		go func() { defer wg.Done(); m.balancerLoop(dctx) }()
 		select {
 		case <-ctx.Done():
 		case <-sess.Done():

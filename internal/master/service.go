@@ -504,7 +504,7 @@ func getClusterStatus(ctx context.Context, m *Master, _ []byte) (proto.Message, 
 		HbaseVersion: &hbasepb.HBaseVersionFileContent{Version: proto.String(HBaseVersion)},
 		ClusterId:    &hbasepb.ClusterId{ClusterId: proto.String(m.clusterID)},
 		Master:       m.serverName(),
-		BalancerOn:   proto.Bool(false),
+		BalancerOn:   proto.Bool(m.bal.enabled.Load()),
 	}
 	for _, s := range servers {
 		cs.LiveServers = append(cs.LiveServers, &hbasepb.LiveServerInfo{

@@ -147,7 +147,11 @@ func (r *Region) Mutate(ctx context.Context, muts ...Mutation) error {
 		}
 		durability = max(durability, muts[i].Durability)
 	}
-	return r.commit(b, durability)
+	if err := r.commit(b, durability); err != nil {
+		return err
+	}
+	r.requests.writes.Add(uint64(len(muts)))
+	return nil
 }
 
 // needsRead reports whether applying m reads the row first (a Delete of

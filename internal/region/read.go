@@ -20,6 +20,7 @@ func (r *Region) Get(ctx context.Context, g Get) (Result, error) {
 	if err := r.checkRow(g.Row); err != nil {
 		return Result{}, err
 	}
+	r.requests.reads.Add(1)
 	if g.ClosestRowBefore {
 		return r.closestRowBefore(ctx, g)
 	}
@@ -218,7 +219,9 @@ func (s *Scanner) Next(ctx context.Context, maxRows int, maxBytes int64) (result
 		return nil, false, err
 	}
 	defer s.r.gate.RUnlock()
-	return s.next(ctx, maxRows, maxBytes)
+	results, more, err = s.next(ctx, maxRows, maxBytes)
+	s.r.requests.reads.Add(uint64(len(results)))
+	return results, more, err
 }
 
 func (s *Scanner) next(ctx context.Context, maxRows int, maxBytes int64) ([]Result, bool, error) {

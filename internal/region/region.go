@@ -114,6 +114,8 @@ type Region struct {
 	gate   sync.RWMutex
 	closed atomic.Bool
 
+	requests requestCounts
+
 	mu struct {
 		sync.Mutex
 		desc *TableDescriptor // replaced whole by SetDescriptor

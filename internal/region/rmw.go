@@ -130,6 +130,7 @@ func (r *Region) readModifyWrite(ctx context.Context, op *ReadModifyWrite, modif
 			return Result{}, err
 		}
 	}
+	r.requests.writes.Add(1)
 	sortCells(out)
 	return Result{Cells: out, Exists: len(out) > 0}, nil
 }
@@ -226,6 +227,7 @@ func (r *Region) CheckAndMutate(ctx context.Context, row []byte, cond Condition,
 	if err := r.commit(b, durability); err != nil {
 		return false, err
 	}
+	r.requests.writes.Add(uint64(len(muts)))
 	return true, nil
 }
 

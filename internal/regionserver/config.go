@@ -41,6 +41,10 @@ type Config struct {
 	// LeaseTTL is how long the server's registration outlives its last
 	// heartbeat: the time to detect a dead server. Default 10 s.
 	LeaseTTL time.Duration
+	// LoadReportInterval is how often the server reports its regions' load
+	// (request rates, sizes) to the master's balancer, HBase's
+	// hbase.regionserver.msginterval. Default 3 s.
+	LoadReportInterval time.Duration
 	// ScannerLease is how long an idle scanner lives, HBase's
 	// hbase.client.scanner.timeout.period. Default 60 s.
 	ScannerLease time.Duration
@@ -84,6 +88,9 @@ func (c *Config) EnsureDefaults() {
 	if c.ScannerLease == 0 {
 		c.ScannerLease = 60 * time.Second
 	}
+	if c.LoadReportInterval == 0 {
+		c.LoadReportInterval = 3 * time.Second
+	}
 	if c.MaxRequestSize == 0 {
 		c.MaxRequestSize = 256 << 20
 	}
@@ -112,6 +119,9 @@ func (c *Config) Validate() error {
 	}
 	if c.LeaseTTL < time.Second {
 		errs = append(errs, fmt.Errorf("regionserver: LeaseTTL %v is below 1s", c.LeaseTTL))
+	}
+	if c.LoadReportInterval < 10*time.Millisecond {
+		errs = append(errs, fmt.Errorf("regionserver: LoadReportInterval %v is below 10ms", c.LoadReportInterval))
 	}
 	if c.ScannerLease < time.Second {
 		errs = append(errs, fmt.Errorf("regionserver: ScannerLease %v is below 1s", c.ScannerLease))

@@ -230,6 +230,7 @@ func (rs *RegionServer) openRegion(ctx context.Context, rec meta.Region) error {
 	}
 	name, _ := rec.Name()
 	rs.regions.put(&hosted{rec: rec, name: name, r: r})
+	rs.kickLoad()
 	rs.log.Info("regionserver: opened region", "region", string(name))
 	return nil
 }
@@ -241,6 +242,7 @@ func (rs *RegionServer) closeRegion(name []byte) {
 	}
 	rs.client.CloseRegionScanners(h.r)
 	_ = h.r.Close()
+	rs.kickLoad()
 	rs.log.Info("regionserver: closed region", "region", string(name))
 }
 

@@ -45,6 +45,7 @@ type RegionServer struct {
 	storeID   string // the store's id, stable across restarts
 	startCode int64
 	clusterID string
+	loadKick  chan struct{} // see kickLoad
 }
 
 // Start opens the store, starts serving RPCs, registers in the catalog and
@@ -75,6 +76,7 @@ func Start(ctx context.Context, cfg Config) (*RegionServer, error) {
 		group:     lifecycle.New(ctx),
 		startCode: time.Now().UnixMilli(),
 		storeID:   storeID,
+		loadKick:  make(chan struct{}, 1),
 	}
 	rs.client = clientsvc.New(&rs.regions, cfg.ScannerLease, rs.log)
 	if rs.clusterID, err = rs.catalog.ClusterID(ctx); err != nil {
@@ -128,6 +130,7 @@ func Start(ctx context.Context, cfg Config) (*RegionServer, error) {
 		return nil, err
 	}
 	rs.group.Go(rs.assignmentLoop)
+	rs.group.Go(rs.reportLoad)
 	if rs.quota != nil {
 		rs.group.Go(func(ctx context.Context) { rs.quota.follow(ctx, rs.catalog, cfg.Etcd) })
 	}

@@ -1,0 +1,268 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/weirdb/weir/client"
+	"github.com/weirdb/weir/internal/balancer"
+	"github.com/weirdb/weir/internal/meta"
+)
+
+// The co-location layout of issue 7: three modelled hosts running 1, 2 and
+// 3 region server instances.
+var colocatedHosts = []string{"host-a", "host-b", "host-b", "host-c", "host-c", "host-c"}
+
+const (
+	balRows    = 3000
+	balRegions = 30
+)
+
+func balRow(i int) []byte { return fmt.Appendf(nil, "r%05d", i) }
+
+// startColocated starts the 1/2/3-instance cluster with a 30-region table
+// "bal" whose regions the assignment manager spread evenly per instance
+// (5 each), which is HBase's per-server view: host-c then holds three
+// times host-a's regions.
+func startColocated(t *testing.T) (*Cluster, *client.Conn) {
+	t.Helper()
+	c := startCluster(t, Config{RegionServers: len(colocatedHosts), HostIDs: colocatedHosts,
+		LoadReportInterval: 250 * time.Millisecond, BalancerPeriod: time.Hour,
+		Balancer: balancer.Options{MaxMoves: 100}})
+	ctx := testCtx(t)
+	var splits [][]byte
+	for i := 1; i < balRegions; i++ {
+		splits = append(splits, balRow(i*balRows/balRegions))
+	}
+	cl := newClient(t, c.MasterAddr())
+	must(t, cl.createTable(ctx, "bal", families("cf"), splits...))
+	must(t, cl.waitAssigned(ctx, "bal", balRegions))
+	conn, err := client.Connect(ctx, c.MasterAddr())
+	must(t, err)
+	t.Cleanup(func() { _ = conn.Close() })
+	return c, conn
+}
+
+// zipfWorkload reads rows picked by a Zipf law (scrambled over the key
+// space, as YCSB's scrambled zipfian, so hot rows land in several regions)
+// and writes every fourth operation, until ctx ends. It returns the rows it
+// wrote, each acknowledged.
+func zipfWorkload(ctx context.Context, t *testing.T, conn *client.Conn, workers int) func() map[string]bool {
+	var (
+		mu      sync.Mutex
+		written = map[string]bool{}
+		wg      sync.WaitGroup
+	)
+	tbl := conn.Table("bal")
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(w), 42))
+			z := rand.NewZipf(rng, 1.01, 1, balRows-1)
+			for n := 0; ctx.Err() == nil; n++ {
+				row := balRow(int(z.Uint64()*7919) % balRows)
+				if n%4 == 0 {
+					err := tbl.Put(ctx, client.NewPut(row).AddColumn([]byte("cf"), []byte("q"), row))
+					if err == nil {
+						mu.Lock()
+						written[string(row)] = true
+						mu.Unlock()
+					} else if ctx.Err() == nil {
+						t.Errorf("put %s: %v", row, err)
+						return
+					}
+					continue
+				}
+				if _, err := tbl.Get(ctx, client.NewGet(row)); err != nil && ctx.Err() == nil {
+					t.Errorf("get %s: %v", row, err)
+					return
+				}
+			}
+		}()
+	}
+	return func() map[string]bool {
+		wg.Wait()
+		return written
+	}
+}
+
+// hostLoad sums the reported region count and read rate per host, with
+// the regions of moved placed at their target stores.
+func hostLoad(t *testing.T, c *Cluster, loads map[string]meta.LoadReport, moved map[string]string) (count, reads map[string]float64) {
+	t.Helper()
+	hostOf := map[string]string{}
+	for _, rs := range c.RegionServers {
+		info := rs.Info()
+		hostOf[info.StoreID] = info.HostID
+	}
+	count, reads = map[string]float64{}, map[string]float64{}
+	for store, rep := range loads {
+		for _, rl := range rep.Regions {
+			if rl.Table != "default:bal" {
+				continue
+			}
+			at := store
+			if to, ok := moved[rl.Name]; ok {
+				at = to
+			}
+			count[hostOf[at]]++
+			reads[hostOf[at]] += rl.ReadsPerSec
+		}
+	}
+	return count, reads
+}
+
+func spread(vals map[string]float64) float64 {
+	var sum float64
+	for _, v := range vals {
+		sum += v
+	}
+	mean := sum / float64(len(vals))
+	var worst float64
+	for _, v := range vals {
+		worst = max(worst, math.Abs(v-mean)/mean)
+	}
+	return worst
+}
+
+// TestBalancerColocatedPlan: with 1/2/3 instances per host and regions
+// even per instance, the balancer's plan gives every host the same share
+// of regions and of the reported zipfian read load (±10%), and a dry run
+// moves nothing.
+func TestBalancerColocatedPlan(t *testing.T) {
+	c, conn := startColocated(t)
+	ctx := testCtx(t)
+	cat := meta.New(c.EtcdClient, "")
+	var before map[string]meta.LoadReport
+	var count map[string]float64
+	waitFor(t, 10*time.Second, "every region reported open", func() bool {
+		var err error
+		before, err = cat.Loads(ctx)
+		must(t, err)
+		count, _ = hostLoad(t, c, before, nil)
+		return count["host-a"]+count["host-b"]+count["host-c"] == balRegions
+	})
+	if count["host-c"] != 3*count["host-a"] {
+		t.Fatalf("regions per host before balancing %v; want the per-instance spread 5/10/15", count)
+	}
+	wctx, stop := context.WithTimeout(ctx, 2*time.Second)
+	wait := zipfWorkload(wctx, t, conn, 4)
+	// Plan while the load is fresh: after at least five reports under load.
+	time.Sleep(1500 * time.Millisecond)
+	run, err := conn.Admin().BalanceWithPlan(ctx, client.BalanceOptions{DryRun: true})
+	must(t, err)
+	stop()
+	wait()
+	if !run.Ran || len(run.Moves) == 0 || run.MovesExecuted != 0 {
+		t.Fatalf("dry run: ran %v, %d moves, %d executed (%s)", run.Ran, len(run.Moves), run.MovesExecuted, run.Reason)
+	}
+	st := c.Master.BalancerStatus()
+	if !st.DryRun || len(st.Moves) != len(run.Moves) || st.LastRun.IsZero() || st.FinalCost >= st.InitialCost {
+		t.Fatalf("BalancerStatus %+v does not show the dry run", st)
+	}
+	// The plan against the load reports the planner read.
+	for _, m := range run.Moves {
+		if m.FromStore == m.ToStore {
+			t.Fatalf("move to itself: %+v", m)
+		}
+	}
+	count, reads := map[string]float64{}, map[string]float64{}
+	for _, h := range st.Hosts {
+		count[h.Host], reads[h.Host] = float64(h.After.Regions), h.After.ReadsPerSec
+	}
+	if len(count) != 3 || reads["host-a"] == 0 {
+		t.Fatalf("hosts in the status: %+v", st.Hosts)
+	}
+	if s := spread(count); s > 0.1 {
+		t.Errorf("regions per host after the plan %v: %.0f%% from the mean, want ≤ 10%%", count, s*100)
+	}
+	if s := spread(reads); s > 0.1 {
+		t.Errorf("reads/s per host after the plan %v: %.0f%% from the mean, want ≤ 10%%", reads, s*100)
+	}
+	t.Logf("plan: %d moves, cost %.4f -> %.4f; regions per host %v; reads/s per host %v",
+		len(run.Moves), run.InitialCost, run.FinalCost, count, reads)
+
+	// Nothing moved: every region is where it was.
+	after, err := cat.Loads(ctx)
+	must(t, err)
+	for store, rep := range after {
+		for _, rl := range rep.Regions {
+			for s2, rep2 := range before {
+				for _, rl2 := range rep2.Regions {
+					if rl2.Name == rl.Name && s2 != store {
+						t.Fatalf("dry run moved %s from %s to %s", rl.Name, s2, store)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestBalancerSwitchAndRIT: the switch persists in etcd and gates runs
+// (a dry run still plans); a region in transition stops a run unless it is
+// forced.
+func TestBalancerSwitchAndRIT(t *testing.T) {
+	c := startCluster(t, Config{RegionServers: 2, HostIDs: []string{"h1", "h2"}, LoadReportInterval: 100 * time.Millisecond,
+		BalancerPeriod: time.Hour})
+	ctx := testCtx(t)
+	conn, err := client.Connect(ctx, c.MasterAddr())
+	must(t, err)
+	defer conn.Close()
+	adm := conn.Admin()
+	on, err := adm.BalancerEnabled(ctx)
+	must(t, err)
+	if !on {
+		t.Fatal("balancer off by default")
+	}
+	prev, err := adm.BalancerSwitch(ctx, false, true)
+	must(t, err)
+	if !prev {
+		t.Fatal("previous state false, want true")
+	}
+	if on, _ := adm.BalancerEnabled(ctx); on {
+		t.Fatal("still on after switching off")
+	}
+	if got, _ := meta.New(c.EtcdClient, "").BalancerEnabled(ctx); got {
+		t.Fatal("the switch is not in etcd")
+	}
+	res, err := adm.Balance(ctx, client.BalanceOptions{})
+	must(t, err)
+	if res.Ran {
+		t.Fatal("balancer ran while switched off")
+	}
+	res, err = adm.Balance(ctx, client.BalanceOptions{DryRun: true})
+	must(t, err)
+	if !res.Ran || res.MovesExecuted != 0 {
+		t.Fatalf("dry run while off: %+v", res)
+	}
+	if _, err := adm.BalancerSwitch(ctx, true, false); err != nil {
+		t.Fatal(err)
+	}
+
+	// A region whose store's server is down is in transition.
+	cl := newClient(t, c.MasterAddr())
+	must(t, cl.createTable(ctx, "rit", families("cf"), []byte("m")))
+	must(t, cl.waitAssigned(ctx, "rit", 2))
+	waitFor(t, 10*time.Second, "both regions reported open", func() bool {
+		run, err := adm.BalanceWithPlan(ctx, client.BalanceOptions{DryRun: true})
+		return err == nil && run.Ran
+	})
+	c.StopRegionServer(1)
+	waitFor(t, 10*time.Second, "the stopped server's region in transition", func() bool {
+		run, err := adm.BalanceWithPlan(ctx, client.BalanceOptions{})
+		return err == nil && !run.Ran && strings.Contains(run.Reason, "in transition")
+	})
+	run, err := adm.BalanceWithPlan(ctx, client.BalanceOptions{IgnoreRIT: true})
+	must(t, err)
+	if !run.Ran || len(run.Moves) != 0 {
+		t.Fatalf("forced run with one live server: ran %v, moves %v (%s)", run.Ran, run.Moves, run.Reason)
+	}
+}
+
