@@ -265,4 +265,3 @@ func TestBalancerSwitchAndRIT(t *testing.T) {
 		t.Fatalf("forced run with one live server: ran %v, moves %v (%s)", run.Ran, run.Moves, run.Reason)
 	}
 }
-
