@@ -284,7 +284,7 @@ func (m *Master) balancerLoop(ctx context.Context) {
 	settle := time.NewTimer(time.Hour)
 	settle.Stop()
 	defer settle.Stop()
-	known, _ := m.liveStores(ctx)
+	known, _ := m.liveStoreIDs(ctx)
 	for {
 		sw := m.cfg.Etcd.Watch(clientv3.WithRequireLeader(ctx), m.catalog.ServersPrefix(), clientv3.WithPrefix())
 		for watching := true; watching; {
@@ -300,7 +300,7 @@ func (m *Master) balancerLoop(ctx context.Context) {
 					watching = false
 					break
 				}
-				now, err := m.liveStores(ctx)
+				now, err := m.liveStoreIDs(ctx)
 				if err == nil && !slices.Equal(now, known) {
 					known = now
 					settle.Reset(m.cfg.BalancerSettle)
@@ -311,8 +311,8 @@ func (m *Master) balancerLoop(ctx context.Context) {
 	}
 }
 
-// liveStores lists the live servers' store ids, sorted.
-func (m *Master) liveStores(ctx context.Context) ([]string, error) {
+// liveStoreIDs lists the live servers' store ids, sorted.
+func (m *Master) liveStoreIDs(ctx context.Context) ([]string, error) {
 	servers, err := m.catalog.Servers(ctx)
 	if err != nil {
 		return nil, err
