@@ -45,6 +45,10 @@ type RegionServer struct {
 	storeID   string // the store's id, stable across restarts
 	startCode int64
 	clusterID string
+	// moves holds the regions moving out (move.go).
+	moves moves
+	// resync asks the assignment loop to read the catalog again.
+	resync chan struct{}
 }
 
 // Start opens the store, starts serving RPCs, registers in the catalog and
@@ -75,6 +79,7 @@ func Start(ctx context.Context, cfg Config) (*RegionServer, error) {
 		group:     lifecycle.New(ctx),
 		startCode: time.Now().UnixMilli(),
 		storeID:   storeID,
+		resync:    make(chan struct{}, 1),
 	}
 	rs.client = clientsvc.New(&rs.regions, cfg.ScannerLease, rs.log)
 	if rs.clusterID, err = rs.catalog.ClusterID(ctx); err != nil {
