@@ -179,3 +179,137 @@ func TestMoveBadInput(t *testing.T) {
 		t.Fatalf("bad moves changed the region: %+v, was %+v", got, r)
 	}
 }
+
+func regionNames(t *testing.T, conn *client.Conn, table string) []client.RegionInfo {
+	t.Helper()
+	rs, err := conn.Admin().Regions(testCtx(t), table)
+	must(t, err)
+	return rs
+}
+
+func TestSplitMergeUnderWrites(t *testing.T) {
+	c := startCluster(t, Config{RegionServers: 2})
+	conn := connect(t, c)
+	adm := conn.Admin()
+	createLifecycleTable(t, conn, "sp")
+	load := startWriteLoad(t, conn, "sp", 4)
+	time.Sleep(300 * time.Millisecond)
+
+	// split 'sp', 'm': clients see two daughters, the parent is gone.
+	parent := regionNames(t, conn, "sp")[0]
+	start := time.Now()
+	must(t, adm.Split(testCtx(t), "sp", []byte("m")))
+	t.Logf("split at m took %v", time.Since(start))
+	rs := regionNames(t, conn, "sp")
+	if len(rs) != 2 || string(rs[0].EndKey) != "m" || string(rs[1].StartKey) != "m" {
+		t.Fatalf("after split: %+v", rs)
+	}
+	for _, r := range rs {
+		if string(r.Name) == string(parent.Name) {
+			t.Fatal("the parent is still in hbase:meta")
+		}
+	}
+	time.Sleep(200 * time.Millisecond)
+	// Split the upper daughter where its data splits in half.
+	must(t, adm.SplitRegion(testCtx(t), rs[1].Name, nil))
+	rs = regionNames(t, conn, "sp")
+	if len(rs) != 3 {
+		t.Fatalf("after the midpoint split: %d regions", len(rs))
+	}
+	t.Logf("midpoint split at %q", rs[2].StartKey)
+	time.Sleep(200 * time.Millisecond)
+
+	// Move the middle region away, then merge it back with its neighbour:
+	// the merge brings them onto one store first.
+	recs := regionRecords(t, c, "sp")
+	must(t, c.Master.MoveRegion(testCtx(t), encodedName(recs[1]), otherStore(c, recs[1].Store)))
+	recs = regionRecords(t, c, "sp")
+	if recs[0].Store == recs[1].Store {
+		t.Fatal("the move did not separate the regions")
+	}
+	must(t, adm.MergeRegions(testCtx(t), encodedName(recs[0]), encodedName(recs[1])))
+	rs = regionNames(t, conn, "sp")
+	if len(rs) != 2 || len(rs[0].StartKey) != 0 || string(rs[0].EndKey) != string(recs[1].EndKey) {
+		t.Fatalf("after merge: %+v", rs)
+	}
+	time.Sleep(200 * time.Millisecond)
+	must(t, adm.MergeRegions(testCtx(t), rs[1].Name, rs[0].Name)) // either order
+	if rs = regionNames(t, conn, "sp"); len(rs) != 1 {
+		t.Fatalf("after the second merge: %d regions", len(rs))
+	}
+	load.finish(t)
+}
+
+func TestLifecycleBadInput(t *testing.T) {
+	c := startCluster(t, Config{RegionServers: 2})
+	conn := connect(t, c)
+	adm := conn.Admin()
+	createLifecycleTable(t, conn, "bad1", "g", "p")
+	createLifecycleTable(t, conn, "bad2")
+	before := regionRecords(t, c, "bad1")
+	r := regionNames(t, conn, "bad1")
+	other := regionNames(t, conn, "bad2")
+	cases := []struct {
+		name  string
+		call  func() error
+		class string
+	}{
+		{"split at the start key", func() error { return adm.SplitRegion(testCtx(t), r[1].Name, []byte("g")) },
+			"org.apache.hadoop.hbase.DoNotRetryIOException"},
+		{"split outside the region", func() error { return adm.SplitRegion(testCtx(t), r[1].Name, []byte("z")) },
+			"org.apache.hadoop.hbase.DoNotRetryIOException"},
+		{"split an empty region at its midpoint", func() error { return adm.SplitRegion(testCtx(t), r[1].Name, nil) },
+			"org.apache.hadoop.hbase.DoNotRetryIOException"},
+		{"merge non-adjacent", func() error { return adm.MergeRegions(testCtx(t), r[0].Name, r[2].Name) },
+			"org.apache.hadoop.hbase.exceptions.MergeRegionException"},
+		{"merge different tables", func() error { return adm.MergeRegions(testCtx(t), r[2].Name, other[0].Name) },
+			"org.apache.hadoop.hbase.exceptions.MergeRegionException"},
+		{"merge with itself", func() error { return adm.MergeRegions(testCtx(t), r[0].Name, r[0].Name) },
+			"org.apache.hadoop.hbase.exceptions.MergeRegionException"},
+		{"merge an unknown region", func() error {
+			return adm.MergeRegions(testCtx(t), r[0].Name, []byte("0123456789abcdef0123456789abcdef"))
+		}, "org.apache.hadoop.hbase.UnknownRegionException"},
+		{"assign an unknown region", func() error {
+			return adm.AssignRegion(testCtx(t), []byte("0123456789abcdef0123456789abcdef"))
+		}, "org.apache.hadoop.hbase.UnknownRegionException"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.call()
+			var re *client.RemoteError
+			if !errors.As(err, &re) || re.Class != tc.class {
+				t.Fatalf("got %v, want %s", err, tc.class)
+			}
+			t.Logf("%s: %s", tc.name, re.Message)
+		})
+	}
+	after := regionRecords(t, c, "bad1")
+	if fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Fatalf("bad input changed the catalog:\n%v\n%v", before, after)
+	}
+}
+
+func TestAssignUnassign(t *testing.T) {
+	c := startCluster(t, Config{RegionServers: 1})
+	conn := connect(t, c)
+	adm := conn.Admin()
+	createLifecycleTable(t, conn, "asg")
+	tbl := conn.Table("asg")
+	must(t, tbl.Put(testCtx(t), client.NewPut([]byte("r")).AddColumn([]byte("f"), []byte("q"), []byte("v"))))
+	name := regionNames(t, conn, "asg")[0].Name
+	must(t, adm.UnassignRegion(testCtx(t), name))
+	if !regionRecords(t, c, "asg")[0].Offline {
+		t.Fatal("unassign left the region online")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	if _, err := tbl.Get(ctx, client.NewGet([]byte("r"))); err == nil {
+		t.Fatal("a get of an unassigned region succeeded")
+	}
+	must(t, adm.AssignRegion(testCtx(t), name))
+	res, err := tbl.Get(testCtx(t), client.NewGet([]byte("r")))
+	must(t, err)
+	if string(res.Value([]byte("f"), []byte("q"))) != "v" {
+		t.Fatal("the reassigned region lost its data")
+	}
+}

@@ -110,6 +110,7 @@ func (rs *RegionServer) httpExport(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if errors.Is(err, storage.ErrEmptyExport) {
+		w.Header().Set("X-Weir-Clock", strconv.FormatInt(rs.clockFloor.Load(), 10))
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
@@ -126,6 +127,7 @@ func (rs *RegionServer) httpExport(w http.ResponseWriter, r *http.Request) {
 	defer f.Close()
 	w.Header().Set("Content-Length", strconv.FormatUint(info.Size, 10))
 	w.Header().Set("X-Weir-Keys", strconv.FormatInt(info.Keys, 10))
+	w.Header().Set("X-Weir-Clock", strconv.FormatInt(rs.clockFloor.Load(), 10))
 	w.WriteHeader(http.StatusOK)
 	if _, err := io.Copy(w, f); err != nil {
 		rs.log.Warn("regionserver: streaming a region export failed", "region", enc, "err", err)
@@ -346,6 +348,9 @@ func (rs *RegionServer) fetchExport(ctx context.Context, source, enc, phase stri
 		return "", 0, fmt.Errorf("regionserver: fetching the %s export of %s: %w", phase, enc, err)
 	}
 	defer resp.Body.Close()
+	if ts, err := strconv.ParseInt(resp.Header.Get("X-Weir-Clock"), 10, 64); err == nil {
+		rs.raiseClockFloor(ts)
+	}
 	switch resp.StatusCode {
 	case http.StatusNoContent:
 		return "", 0, nil

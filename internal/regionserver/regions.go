@@ -250,7 +250,7 @@ func (rs *RegionServer) openRegion(ctx context.Context, rec meta.Region) error {
 	if err != nil {
 		return err
 	}
-	r, err := region.Open(rs.engine, rec.Info(), t.Descriptor, region.Options{Logger: rs.log})
+	r, err := region.Open(rs.engine, rec.Info(), t.Descriptor, region.Options{Logger: rs.log, ClockFloor: rs.clockFloor.Load()})
 	if err != nil {
 		return err
 	}
@@ -266,7 +266,17 @@ func (rs *RegionServer) closeRegion(name []byte) {
 	}
 	rs.client.CloseRegionScanners(h.r)
 	_ = h.r.Close()
+	rs.raiseClockFloor(h.r.ClockHigh())
 	rs.log.Info("regionserver: closed region", "region", string(name))
+}
+
+func (rs *RegionServer) raiseClockFloor(ts int64) {
+	for {
+		old := rs.clockFloor.Load()
+		if ts <= old || rs.clockFloor.CompareAndSwap(old, ts) {
+			return
+		}
+	}
 }
 
 // applyDescriptor hands an altered schema to the table's open regions.

@@ -12,6 +12,7 @@ import (
 	"net"
 	"path/filepath"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"go.etcd.io/etcd/client/v3/concurrency"
@@ -49,6 +50,10 @@ type RegionServer struct {
 	moves moves
 	// resync asks the assignment loop to read the catalog again.
 	resync chan struct{}
+	// clockFloor is the greatest server timestamp handed out by a region
+	// this server closed (or received by a move): regions opened later
+	// start above it, so rows that change region keep increasing versions.
+	clockFloor atomic.Int64
 }
 
 // Start opens the store, starts serving RPCs, registers in the catalog and
