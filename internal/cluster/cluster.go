@@ -55,6 +55,8 @@ type Config struct {
 	QuotaDisabled bool
 	// QuotaMode is weir.quota.throttle.mode: queue (default) or reject.
 	QuotaMode quota.Mode
+	// Split sets the region servers' automatic splitting by size.
+	Split regionserver.SplitConfig
 	// Logger receives every component's logs. Default: discard.
 	Logger *slog.Logger
 }
@@ -162,6 +164,7 @@ func (c *Cluster) StartRegionServer(ctx context.Context, i int) error {
 		ScannerLease:  c.cfg.ScannerLease,
 		QuotaDisabled: c.cfg.QuotaDisabled,
 		QuotaMode:     c.cfg.QuotaMode,
+		Split:         c.cfg.Split,
 		Logger:        c.cfg.Logger,
 	})
 	if err != nil {

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"sync"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/weirdb/weir/client"
 	"github.com/weirdb/weir/internal/meta"
+	"github.com/weirdb/weir/internal/regionserver"
 )
 
 // writeLoad runs writers that put unique rows into a table until stopped,
@@ -311,5 +313,37 @@ func TestAssignUnassign(t *testing.T) {
 	must(t, err)
 	if string(res.Value([]byte("f"), []byte("q"))) != "v" {
 		t.Fatal("the reassigned region lost its data")
+	}
+}
+
+// TestAutoSplitBySize: a table with a small MAX_FILESIZE splits by
+// itself once its flushed data passes it, and every row stays readable.
+func TestAutoSplitBySize(t *testing.T) {
+	c := startCluster(t, Config{RegionServers: 1, Split: regionserver.SplitConfig{CheckInterval: 50 * time.Millisecond}})
+	conn := connect(t, c)
+	adm := conn.Admin()
+	must(t, adm.CreateTable(testCtx(t), client.TableDescriptor{Name: "auto", MaxFileSize: 64 << 10,
+		Families: []client.FamilyDescriptor{{Name: "f"}}}, nil))
+	tbl := conn.Table("auto")
+	val := make([]byte, 400) // random: it must not compress away
+	for i := range 400 {
+		_, _ = rand.Read(val)
+		must(t, tbl.Put(testCtx(t), client.NewPut([]byte(fmt.Sprintf("row%05d", i))).AddColumn([]byte("f"), []byte("q"), val)))
+	}
+	must(t, adm.Flush(testCtx(t), "auto"))
+	deadline := time.Now().Add(10 * time.Second)
+	for len(regionNames(t, conn, "auto")) < 2 {
+		if time.Now().After(deadline) {
+			t.Fatal("the table did not split by itself")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Logf("split into %d regions", len(regionNames(t, conn, "auto")))
+	for i := range 400 {
+		res, err := tbl.Get(testCtx(t), client.NewGet([]byte(fmt.Sprintf("row%05d", i))))
+		must(t, err)
+		if len(res.Value([]byte("f"), []byte("q"))) != 400 {
+			t.Fatalf("row%05d lost after the automatic split", i)
+		}
 	}
 }

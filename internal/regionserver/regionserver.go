@@ -138,6 +138,9 @@ func Start(ctx context.Context, cfg Config) (*RegionServer, error) {
 		return nil, err
 	}
 	rs.group.Go(rs.assignmentLoop)
+	if cfg.Split.CheckInterval > 0 {
+		rs.group.Go(rs.splitCheckLoop)
+	}
 	if rs.quota != nil {
 		rs.group.Go(func(ctx context.Context) { rs.quota.follow(ctx, rs.catalog, cfg.Etcd) })
 	}
