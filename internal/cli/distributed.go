@@ -190,6 +190,7 @@ func runRegionServer(args []string, stdout, stderr io.Writer) int {
 	advertise := fs.String("advertise", "", "host name clients use to reach these servers (default: --bind)")
 	quotaMode := fs.String("quota-mode", "queue", "weir.quota.throttle.mode: queue or reject")
 	quotaEnabled := fs.Bool("quota-enabled", true, "hbase.quota.enabled: enforce RPC quotas")
+	maxFileSize := fs.Int64("max-filesize", regionserver.DefaultMaxFileSize, "hbase.hregion.max.filesize: split a region whose data passes this many bytes (a table's MAX_FILESIZE overrides it)")
 	if !parseFlags(fs, args, stderr) {
 		return 2
 	}
@@ -218,7 +219,7 @@ func runRegionServer(args []string, stdout, stderr io.Writer) int {
 		rs, err := regionserver.Start(ctx, regionserver.Config{
 			DataDir: filepath.Join(*data, fmt.Sprintf("rs-%d", i)), Bind: sf.bind, Port: *port + i, InfoPort: *infoPort + i,
 			Advertise: *advertise, HostID: *hostID, Instance: i, Etcd: cli, Logger: log,
-			QuotaDisabled: !*quotaEnabled, QuotaMode: mode,
+			QuotaDisabled: !*quotaEnabled, QuotaMode: mode, Split: regionserver.SplitConfig{MaxFileSize: *maxFileSize},
 		})
 		if err != nil {
 			fmt.Fprintf(stderr, "weir regionserver: instance %d: %v\n", i, err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/weirdb/weir/internal/cluster"
 	"github.com/weirdb/weir/internal/quota"
+	"github.com/weirdb/weir/internal/regionserver"
 )
 
 // runStandalone runs etcd, a master and region servers in this process
@@ -28,6 +29,7 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 	logLevel := fs.String("log-level", "warn", "log level: debug, info, warn, error")
 	quotaMode := fs.String("quota-mode", "queue", "weir.quota.throttle.mode: queue (hold over-limit requests until due) or reject (HBase's behaviour)")
 	quotaEnabled := fs.Bool("quota-enabled", true, "hbase.quota.enabled: enforce RPC quotas")
+	maxFileSize := fs.Int64("max-filesize", regionserver.DefaultMaxFileSize, "hbase.hregion.max.filesize: split a region whose data passes this many bytes (a table's MAX_FILESIZE overrides it)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -60,6 +62,7 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 		RegionServers:        *rsCount,
 		QuotaDisabled:        !*quotaEnabled,
 		QuotaMode:            mode,
+		Split:                regionserver.SplitConfig{MaxFileSize: *maxFileSize},
 		Logger:               logger,
 	})
 	if err != nil {

@@ -64,6 +64,8 @@ type Config struct {
 	Balancer       balancer.Options
 	// LoadReportInterval is hbase.regionserver.msginterval (default 3 s).
 	LoadReportInterval time.Duration
+	// Split sets the region servers' automatic splitting by size.
+	Split regionserver.SplitConfig
 	// Logger receives every component's logs. Default: discard.
 	Logger *slog.Logger
 }
@@ -172,6 +174,7 @@ func (c *Cluster) StartRegionServer(ctx context.Context, i int) error {
 		ScannerLease:  c.cfg.ScannerLease,
 		QuotaDisabled: c.cfg.QuotaDisabled,
 		QuotaMode:     c.cfg.QuotaMode,
+		Split:         c.cfg.Split,
 		Logger:        c.cfg.Logger,
 
 		LoadReportInterval: c.cfg.LoadReportInterval,

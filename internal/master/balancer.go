@@ -2,7 +2,6 @@ package master
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -16,18 +15,6 @@ import (
 	"github.com/weirdb/weir/internal/lifecycle"
 	"github.com/weirdb/weir/internal/meta"
 )
-
-// ErrNoMover is returned when a balancer run must move regions but the
-// master has no way to move them.
-var ErrNoMover = errors.New("master: region moves are not available")
-
-// regionMover moves a region, with its data, to another store. Its
-// contract: on success the region is served from target; on failure it is
-// still served where it was (or comes back there), and nothing
-// acknowledged is lost.
-type regionMover interface {
-	Move(ctx context.Context, encodedName, targetStore string) error
-}
 
 // BalancerMove is one move of a balancer plan.
 type BalancerMove struct {
@@ -73,14 +60,13 @@ type BalancerStatus struct {
 	Took  time.Duration       `json:"took_ns"`
 }
 
-// balancerState is the master's balancer: the switch (cached from etcd),
-// the mover, and the last run.
+// balancerState is the master's balancer: the switch (cached from etcd)
+// and the last run.
 type balancerState struct {
 	enabled atomic.Bool
 	// run serialises balancer runs (HBase's synchronized(balancer)).
-	run   sync.Mutex
-	mover regionMover
-	mu    struct {
+	run sync.Mutex
+	mu  struct {
 		sync.Mutex
 		last BalancerStatus
 	}
@@ -128,8 +114,8 @@ type balanceRequest struct {
 }
 
 // balance runs the balancer once: it plans from the catalog and the load
-// reports and, unless it is a dry run, executes the plan through the mover
-// for at most BalancerMaxBalancing. Like HBase, it does not run when the
+// reports and, unless it is a dry run, executes the plan through
+// MoveRegion, one move at a time, for at most BalancerMaxBalancing. Like HBase, it does not run when the
 // switch is off (a dry run still does) or, unless IgnoreRIT, while regions
 // are in transition; the returned status says so.
 func (m *Master) balance(ctx context.Context, req balanceRequest) (BalancerStatus, error) {
@@ -180,9 +166,6 @@ func (m *Master) balance(ctx context.Context, req balanceRequest) (BalancerStatu
 	if req.DryRun || len(st.Moves) == 0 {
 		return st, nil
 	}
-	if m.bal.mover == nil {
-		return st, ErrNoMover
-	}
 	mctx, cancel := context.WithTimeout(ctx, m.cfg.BalancerMaxBalancing)
 	defer cancel()
 	for i := range st.Moves {
@@ -191,7 +174,10 @@ func (m *Master) balance(ctx context.Context, req balanceRequest) (BalancerStatu
 			mv.Err = "not attempted: hbase.balancer.max.balancing elapsed"
 			continue
 		}
-		if err := m.bal.mover.Move(mctx, mv.Region, mv.ToStore); err != nil {
+		// MoveRegion moves the data with the region (regions.go); it
+		// fails, leaving the region where it was, if the region changed
+		// since the plan (split, merged, moved by hand).
+		if err := m.MoveRegion(mctx, []byte(mv.Region), mv.ToStore); err != nil {
 			mv.Err = err.Error()
 			m.log.Warn("master: balancer move failed", "region", mv.Region, "to", mv.To, "err", err)
 			continue

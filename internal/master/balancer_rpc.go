@@ -3,7 +3,6 @@ package master
 import (
 	"context"
 	"encoding/json"
-	"errors"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/wrapperspb"
@@ -27,16 +26,14 @@ func init() {
 	masterMethods[WeirBalanceMethod] = weirBalance
 }
 
-// runBalance runs the balancer for an RPC; a failure to plan or to move
-// becomes an IOException.
+// runBalance runs the balancer for an RPC; a failure to read the cluster
+// or to plan becomes an IOException (a failed move is reported in the
+// status, not as an error).
 func runBalance(ctx context.Context, m *Master, req balanceRequest) (BalancerStatus, error) {
 	req.Trigger = "request"
 	st, err := m.balance(ctx, req)
-	if err != nil && !errors.Is(err, ErrNoMover) {
-		return st, hbaserpc.Errorf(hbaserpc.IOException, false, "balancer: %v", err)
-	}
 	if err != nil {
-		return st, hbaserpc.Errorf(hbaserpc.DoNotRetryIOException, true, "%v", err)
+		return st, hbaserpc.Errorf(hbaserpc.IOException, false, "balancer: %v", err)
 	}
 	return st, nil
 }

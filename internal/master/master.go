@@ -49,8 +49,11 @@ type Master struct {
 	// assignMu serialises assignment passes (the loop's and DDL's), so a
 	// region is never handed to two servers.
 	assignMu sync.Mutex
-	procs    procedures
-	bal      balancerState
+	// regionOps serialises region moves, splits, merges and
+	// (un)assignments (regions.go, split.go).
+	regionOps sync.Mutex
+	procs     procedures
+	bal       balancerState
 }
 
 // Start serves the master's RPCs at once (a backup answers the bootstrap

@@ -53,6 +53,12 @@ type Options struct {
 	// sorts its rows by table, start key and region id, not bytewise).
 	// Default: HBase's unsigned byte order.
 	RowOrder RowOrder
+	// ClockFloor makes every server timestamp the region hands out greater
+	// than it: a region that takes over rows from another (a split
+	// daughter, a merged or moved region) passes the old region's
+	// ClockHigh, so a write right after the hand-over never lands on the
+	// version of one just before it. Default 0.
+	ClockFloor int64
 }
 
 // RowOrder maps rows to stored row keys whose byte order is the order
@@ -149,6 +155,7 @@ func Open(engine *storage.Engine, info Info, desc TableDescriptor, opts Options)
 	r.upper = storage.RegionUpperBound(info.TableID, r.storedRow(info.EndKey))
 	d := desc
 	r.mu.desc = &d
+	r.clock.floor = opts.ClockFloor
 	return r, nil
 }
 
@@ -183,6 +190,11 @@ func (r *Region) Close() error {
 	return nil
 }
 
+// ClockHigh is the greatest server timestamp the region has handed out;
+// pass it as the ClockFloor of a region taking over its rows. Call it
+// after Close, so no later write can exceed it.
+func (r *Region) ClockHigh() int64 { return r.clock.high() }
+
 // enter admits an operation unless the region is closed; the caller must
 // call r.gate.RUnlock when done.
 func (r *Region) enter() error {
@@ -213,17 +225,27 @@ func (r *Region) checkRow(row []byte) error {
 // step further ahead, never back.
 type rowClock struct {
 	slots [4096]atomic.Int64
+	floor int64 // set at Open; every timestamp handed out is above it
 }
 
 func (c *rowClock) next(row []byte, now int64) int64 {
 	s := &c.slots[rowHash(row)%uint32(len(c.slots))]
 	for {
 		last := s.Load()
-		ts := max(now, last+1)
+		ts := max(now, last+1, c.floor+1)
 		if s.CompareAndSwap(last, ts) {
 			return ts
 		}
 	}
+}
+
+// high returns the greatest timestamp handed out (or the floor).
+func (c *rowClock) high() int64 {
+	h := c.floor
+	for i := range c.slots {
+		h = max(h, c.slots[i].Load())
+	}
+	return h
 }
 
 // observe records that row holds a version at ts, so later server

@@ -64,6 +64,8 @@ type Config struct {
 	// QuotaMaxWait bounds a queued request's wait before it is rejected.
 	// Default 5 s.
 	QuotaMaxWait time.Duration
+	// Split sets automatic splitting by size (autosplit.go).
+	Split SplitConfig
 	// Logger receives the server's logs. Default: discard.
 	Logger *slog.Logger
 }
@@ -97,6 +99,7 @@ func (c *Config) EnsureDefaults() {
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
+	c.Split.EnsureDefaults()
 }
 
 // Validate reports every impossible setting.
@@ -135,5 +138,6 @@ func (c *Config) Validate() error {
 	if c.MaxRequestSize < 1<<10 {
 		errs = append(errs, fmt.Errorf("regionserver: MaxRequestSize %d is below 1 KiB", c.MaxRequestSize))
 	}
+	errs = append(errs, c.Split.Validate())
 	return errors.Join(errs...)
 }

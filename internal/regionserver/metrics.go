@@ -61,6 +61,7 @@ func (rs *RegionServer) serveHTTP() error {
 		return err
 	}
 	rs.http, rs.infoAddr = h, h.Addr()
+	rs.serveMoves(h)
 	rs.group.Go(func(context.Context) {
 		if err := h.Serve(); err != nil {
 			rs.log.Error("regionserver: HTTP server stopped", "err", err)

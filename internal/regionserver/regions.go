@@ -1,6 +1,7 @@
 package regionserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -109,7 +110,7 @@ func (rs *RegionServer) assignmentLoop(ctx context.Context) {
 			clientv3.WithPrefix(), clientv3.WithRev(rev+1), clientv3.WithPrevKV())
 		tch := rs.cfg.Etcd.Watch(clientv3.WithRequireLeader(ctx), rs.catalog.TablesPrefix(),
 			clientv3.WithPrefix(), clientv3.WithRev(rev+1))
-		if err := rs.followAssignments(ctx, wch, tch); err != nil && ctx.Err() == nil {
+		if err := rs.followAssignments(ctx, wch, tch); err != nil && ctx.Err() == nil && !errors.Is(err, errResync) {
 			rs.log.Warn("regionserver: assignment watch ended; resyncing", "err", err)
 		}
 	}
@@ -149,11 +150,16 @@ func (rs *RegionServer) syncAssignments(ctx context.Context) (int64, error) {
 	return resp.Header.Revision, nil
 }
 
+// errResync ends a watch to read the catalog again (a move was aborted).
+var errResync = errors.New("regionserver: resync requested")
+
 func (rs *RegionServer) followAssignments(ctx context.Context, wch, tch clientv3.WatchChan) error {
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
+		case <-rs.resync:
+			return errResync
 		case wr, ok := <-wch:
 			if !ok {
 				return errors.New("region watch closed")
@@ -181,6 +187,15 @@ func (rs *RegionServer) followAssignments(ctx context.Context, wch, tch clientv3
 					continue
 				}
 				name, _ := rec.Name()
+				// A split or merge rewrites a record under the same key
+				// (the same start key) with a new region: close the old.
+				if ev.PrevKv != nil {
+					if prev, err := meta.DecodeRegion(ev.PrevKv.Value); err == nil {
+						if prevName, _ := prev.Name(); !bytes.Equal(prevName, name) {
+							rs.closeRegion(prevName)
+						}
+					}
+				}
 				_, openErr := rs.regions.get(name)
 				switch open := openErr == nil; {
 				case rs.isMine(&rec) && !open:
@@ -220,15 +235,25 @@ func (rs *RegionServer) isMine(rec *meta.Region) bool {
 }
 
 func (rs *RegionServer) openRegion(ctx context.Context, rec meta.Region) error {
+	name, enc := rec.Name()
+	// Opens are serialised with move fencing: a region fenced for a move
+	// stays closed until the move ends.
+	rs.moves.mu.Lock()
+	defer rs.moves.mu.Unlock()
+	if rs.moves.fencedLocked(enc) {
+		return nil
+	}
+	if _, err := rs.regions.get(name); err == nil {
+		return nil
+	}
 	t, err := rs.catalog.GetTable(ctx, rec.Table)
 	if err != nil {
 		return err
 	}
-	r, err := region.Open(rs.engine, rec.Info(), t.Descriptor, region.Options{Logger: rs.log})
+	r, err := region.Open(rs.engine, rec.Info(), t.Descriptor, region.Options{Logger: rs.log, ClockFloor: rs.clockFloor.Load()})
 	if err != nil {
 		return err
 	}
-	name, _ := rec.Name()
 	rs.regions.put(&hosted{rec: rec, name: name, r: r})
 	rs.kickLoad()
 	rs.log.Info("regionserver: opened region", "region", string(name))
@@ -243,7 +268,17 @@ func (rs *RegionServer) closeRegion(name []byte) {
 	rs.client.CloseRegionScanners(h.r)
 	_ = h.r.Close()
 	rs.kickLoad()
+	rs.raiseClockFloor(h.r.ClockHigh())
 	rs.log.Info("regionserver: closed region", "region", string(name))
+}
+
+func (rs *RegionServer) raiseClockFloor(ts int64) {
+	for {
+		old := rs.clockFloor.Load()
+		if ts <= old || rs.clockFloor.CompareAndSwap(old, ts) {
+			return
+		}
+	}
 }
 
 // applyDescriptor hands an altered schema to the table's open regions.

@@ -12,6 +12,7 @@ import (
 	"net"
 	"path/filepath"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"go.etcd.io/etcd/client/v3/concurrency"
@@ -46,6 +47,14 @@ type RegionServer struct {
 	startCode int64
 	clusterID string
 	loadKick  chan struct{} // see kickLoad
+	// moves holds the regions moving out (move.go).
+	moves moves
+	// resync asks the assignment loop to read the catalog again.
+	resync chan struct{}
+	// clockFloor is the greatest server timestamp handed out by a region
+	// this server closed (or received by a move): regions opened later
+	// start above it, so rows that change region keep increasing versions.
+	clockFloor atomic.Int64
 }
 
 // Start opens the store, starts serving RPCs, registers in the catalog and
@@ -77,6 +86,7 @@ func Start(ctx context.Context, cfg Config) (*RegionServer, error) {
 		startCode: time.Now().UnixMilli(),
 		storeID:   storeID,
 		loadKick:  make(chan struct{}, 1),
+		resync:    make(chan struct{}, 1),
 	}
 	rs.client = clientsvc.New(&rs.regions, cfg.ScannerLease, rs.log)
 	if rs.clusterID, err = rs.catalog.ClusterID(ctx); err != nil {
@@ -131,6 +141,9 @@ func Start(ctx context.Context, cfg Config) (*RegionServer, error) {
 	}
 	rs.group.Go(rs.assignmentLoop)
 	rs.group.Go(rs.reportLoad)
+	if cfg.Split.CheckInterval > 0 {
+		rs.group.Go(rs.splitCheckLoop)
+	}
 	if rs.quota != nil {
 		rs.group.Go(func(ctx context.Context) { rs.quota.follow(ctx, rs.catalog, cfg.Etcd) })
 	}

@@ -14,6 +14,7 @@ import (
 // HTTP serves a server's registry at /metrics on its info port.
 type HTTP struct {
 	srv *http.Server
+	mux *http.ServeMux
 	l   net.Listener
 }
 
@@ -26,8 +27,12 @@ func ListenHTTP(bind string, port int, reg *prometheus.Registry) (*HTTP, error) 
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
-	return &HTTP{srv: &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}, l: l}, nil
+	return &HTTP{srv: &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}, mux: mux, l: l}, nil
 }
+
+// Handle adds a handler next to /metrics (a region server's region
+// transfer endpoints). Safe to call while serving.
+func (h *HTTP) Handle(pattern string, handler http.Handler) { h.mux.Handle(pattern, handler) }
 
 // Addr is the address the server listens on.
 func (h *HTTP) Addr() string { return h.l.Addr().String() }

@@ -66,6 +66,9 @@ type Engine struct {
 	po   *pebble.Options
 
 	asyncDirty atomic.Bool // an AsyncWAL write awaits its background sync
+	// trackers record the rows written in key spans (region moves); nil
+	// when none is active, so a commit pays one atomic load.
+	trackers atomic.Pointer[[]*Tracker]
 	// gate is held shared by every operation that reaches Pebble and
 	// exclusively by Close, so Close never pulls Pebble from under a call.
 	gate   sync.RWMutex
@@ -210,6 +213,7 @@ func (b *Batch) Commit(d Durability) error {
 	if d == AsyncWAL {
 		b.e.asyncDirty.Store(true)
 	}
+	b.e.noteCommit(b.b)
 	return nil
 }
 

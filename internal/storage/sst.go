@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/cockroachdb/pebble/v2/objstorage/objstorageprovider"
 	"github.com/cockroachdb/pebble/v2/sstable"
 	"github.com/cockroachdb/pebble/v2/vfs"
 )
@@ -25,62 +24,20 @@ type ExportInfo struct {
 // view, into a new SST at path on the engine's FS. Moves and snapshots use
 // it; Ingest loads the file into another (or the same) engine.
 func (e *Engine) Export(ctx context.Context, lower, upper []byte, path string) (ExportInfo, error) {
-	info := ExportInfo{Path: path}
-	if err := e.enter(); err != nil {
-		return info, err
-	}
-	defer e.exit()
-	pit, err := e.db.NewIter(IterOptions{Lower: lower, Upper: upper}.pebble())
-	if err != nil {
-		return info, fmt.Errorf("storage: export: %w", err)
-	}
-	it := &Iterator{it: pit}
-	defer it.Close()
-	if !it.First() {
-		if err := it.Error(); err != nil {
-			return info, fmt.Errorf("storage: export: %w", err)
+	info, err := e.writeSST(ctx, path, func(w *sstable.Writer, it *Iterator, n *int64) error {
+		it.it.SetBounds(lower, upper)
+		if err := copyKeys(ctx, w, it, n); err != nil {
+			return err
 		}
-		return info, ErrEmptyExport
-	}
-	f, err := e.opts.FS.Create(path, vfs.WriteCategoryUnspecified)
-	if err != nil {
-		return info, fmt.Errorf("storage: export: %w", err)
-	}
-	w := sstable.NewWriter(objstorageprovider.NewFileWritable(f),
-		e.po.MakeWriterOptions(len(e.po.Levels)-1, e.db.TableFormat()))
-	fail := func(err error) (ExportInfo, error) {
-		_ = w.Close()
-		_ = e.opts.FS.Remove(path)
-		return info, fmt.Errorf("storage: export to %s: %w", path, err)
-	}
-	for ok := true; ok; ok = it.Next() {
-		if info.Keys%4096 == 0 {
-			if err := ctx.Err(); err != nil {
-				return fail(err)
-			}
+		if *n == 0 {
+			return ErrEmptyExport
 		}
-		v, err := it.Value()
-		if err != nil {
-			return fail(err)
-		}
-		if err := w.Set(it.Key(), v); err != nil {
-			return fail(err)
-		}
-		info.Keys++
+		return nil
+	})
+	if errors.Is(err, ErrEmptyExport) {
+		return ExportInfo{Path: path}, ErrEmptyExport
 	}
-	if err := it.Error(); err != nil {
-		return fail(err)
-	}
-	if err := w.Close(); err != nil {
-		_ = e.opts.FS.Remove(path)
-		return info, fmt.Errorf("storage: export to %s: %w", path, err)
-	}
-	st, err := e.opts.FS.Stat(path)
-	if err != nil {
-		return info, fmt.Errorf("storage: export: %w", err)
-	}
-	info.Size = uint64(st.Size())
-	return info, nil
+	return info, err
 }
 
 // Ingest atomically adds the SSTs at paths (on the engine's FS) to the store.

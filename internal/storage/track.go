@@ -1,0 +1,223 @@
+package storage
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/objstorage/objstorageprovider"
+	"github.com/cockroachdb/pebble/v2/sstable"
+	"github.com/cockroachdb/pebble/v2/vfs"
+)
+
+// Tracker records which rows of a key span are written from the moment it
+// is created, so a region move can ship only what changed after its first,
+// bulk export (ExportChanges). It sees every batch committed through the
+// engine (puts, HBase delete markers, garbage-pass point deletes, range
+// deletes); SST ingestion into the span is not tracked.
+type Tracker struct {
+	e            *Engine
+	lower, upper []byte
+	mu           struct {
+		sync.Mutex
+		rows map[string]struct{} // row prefixes written
+		all  bool                // a range deletion touched the span
+	}
+}
+
+// Track starts recording the rows written in [lower, upper). A write whose
+// Commit returns after Track returned is recorded; so is any write that is
+// not in an iterator (or Export) opened after Track returned. Call Stop
+// when done.
+func (e *Engine) Track(lower, upper []byte) *Tracker {
+	t := &Tracker{e: e, lower: bytes.Clone(lower), upper: bytes.Clone(upper)}
+	t.mu.rows = map[string]struct{}{}
+	for {
+		old := e.trackers.Load()
+		var next []*Tracker
+		if old != nil {
+			next = slices.Clone(*old)
+		}
+		next = append(next, t)
+		if e.trackers.CompareAndSwap(old, &next) {
+			return t
+		}
+	}
+}
+
+// Stop ends the recording. Idempotent.
+func (t *Tracker) Stop() {
+	for {
+		old := t.e.trackers.Load()
+		if old == nil || !slices.Contains(*old, t) {
+			return
+		}
+		next := slices.DeleteFunc(slices.Clone(*old), func(x *Tracker) bool { return x == t })
+		var p *[]*Tracker
+		if len(next) > 0 {
+			p = &next
+		}
+		if t.e.trackers.CompareAndSwap(old, p) {
+			return
+		}
+	}
+}
+
+// Rows is the number of distinct rows recorded so far.
+func (t *Tracker) Rows() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.mu.rows)
+}
+
+func (t *Tracker) contains(key []byte) bool {
+	return bytes.Compare(key, t.lower) >= 0 && (t.upper == nil || bytes.Compare(key, t.upper) < 0)
+}
+
+// noteCommit hands a committed batch's keys to the active trackers. It
+// runs after the commit, so a tracker created before the commit returned
+// is sure to see it.
+func (e *Engine) noteCommit(b *pebble.Batch) {
+	ts := e.trackers.Load()
+	if ts == nil {
+		return
+	}
+	r := b.Reader()
+	for {
+		kind, key, value, ok, err := r.Next()
+		if err != nil || !ok {
+			return
+		}
+		for _, t := range *ts {
+			t.note(kind == pebble.InternalKeyKindRangeDelete, key, value)
+		}
+	}
+}
+
+func (t *Tracker) note(rangeDel bool, key, end []byte) {
+	if rangeDel {
+		if (t.upper == nil || bytes.Compare(key, t.upper) < 0) && bytes.Compare(end, t.lower) > 0 {
+			t.mu.Lock()
+			t.mu.all = true
+			t.mu.Unlock()
+		}
+		return
+	}
+	if !t.contains(key) {
+		return
+	}
+	row := key[:RowPrefixLen(key)]
+	t.mu.Lock()
+	if _, ok := t.mu.rows[string(row)]; !ok {
+		t.mu.rows[string(row)] = struct{}{}
+	}
+	t.mu.Unlock()
+}
+
+// ExportChanges writes, into a new SST at path, what an engine holding the
+// tracked span as of the tracker's start needs to hold it as of now: for
+// every recorded row a range deletion of the row followed by the row's
+// current keys (all of the span when a range deletion touched it).
+// Ingesting the file replaces exactly those rows: an ingested file's range
+// deletions cover only older keys, never its own. Callers stop writes to
+// the span first (the region is closed), so the result is final.
+// ErrEmptyExport means nothing was written in the span.
+func (e *Engine) ExportChanges(ctx context.Context, t *Tracker, path string) (ExportInfo, error) {
+	t.mu.Lock()
+	all := t.mu.all
+	rows := make([][]byte, 0, len(t.mu.rows))
+	for r := range t.mu.rows {
+		rows = append(rows, []byte(r))
+	}
+	t.mu.Unlock()
+	if !all && len(rows) == 0 {
+		return ExportInfo{Path: path}, ErrEmptyExport
+	}
+	slices.SortFunc(rows, bytes.Compare)
+	type span struct{ lo, hi []byte }
+	spans := make([]span, 0, len(rows))
+	if all {
+		spans = append(spans, span{t.lower, t.upper})
+	} else {
+		for _, r := range rows {
+			spans = append(spans, span{r, RowUpperBound(nil, r)})
+		}
+	}
+	return e.writeSST(ctx, path, func(w *sstable.Writer, it *Iterator, n *int64) error {
+		for _, s := range spans {
+			if s.hi == nil {
+				return errors.New("an unbounded span cannot be replaced by range deletion")
+			}
+			if err := w.DeleteRange(s.lo, s.hi); err != nil {
+				return err
+			}
+			it.it.SetBounds(s.lo, s.hi)
+			if err := copyKeys(ctx, w, it, n); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// writeSST opens an iterator over the whole store and a new SST at path,
+// and lets fill copy keys from one to the other; n counts the keys. The
+// file is removed when fill fails.
+func (e *Engine) writeSST(ctx context.Context, path string, fill func(w *sstable.Writer, it *Iterator, n *int64) error) (ExportInfo, error) {
+	info := ExportInfo{Path: path}
+	if err := e.enter(); err != nil {
+		return info, err
+	}
+	defer e.exit()
+	pit, err := e.db.NewIter(nil)
+	if err != nil {
+		return info, fmt.Errorf("storage: export: %w", err)
+	}
+	it := &Iterator{it: pit}
+	defer it.Close()
+	f, err := e.opts.FS.Create(path, vfs.WriteCategoryUnspecified)
+	if err != nil {
+		return info, fmt.Errorf("storage: export: %w", err)
+	}
+	w := sstable.NewWriter(objstorageprovider.NewFileWritable(f),
+		e.po.MakeWriterOptions(len(e.po.Levels)-1, e.db.TableFormat()))
+	if err := fill(w, it, &info.Keys); err != nil {
+		_ = w.Close()
+		_ = e.opts.FS.Remove(path)
+		return info, fmt.Errorf("storage: export to %s: %w", path, err)
+	}
+	if err := w.Close(); err != nil {
+		_ = e.opts.FS.Remove(path)
+		return info, fmt.Errorf("storage: export to %s: %w", path, err)
+	}
+	st, err := e.opts.FS.Stat(path)
+	if err != nil {
+		return info, fmt.Errorf("storage: export: %w", err)
+	}
+	info.Size = uint64(st.Size())
+	return info, nil
+}
+
+// copyKeys copies every key the iterator's bounds admit into w.
+func copyKeys(ctx context.Context, w *sstable.Writer, it *Iterator, n *int64) error {
+	for ok := it.First(); ok; ok = it.Next() {
+		if *n%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		v, err := it.Value()
+		if err != nil {
+			return err
+		}
+		if err := w.Set(it.Key(), v); err != nil {
+			return err
+		}
+		*n++
+	}
+	return it.Error()
+}
