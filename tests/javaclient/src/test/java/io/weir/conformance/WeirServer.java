@@ -78,6 +78,11 @@ final class WeirServer implements AutoCloseable {
   }
 
   static WeirServer start(String name) throws IOException, InterruptedException {
+    return start(name, 1);
+  }
+
+  /** Starts a standalone Weir with {@code regionServers} region servers. */
+  static WeirServer start(String name, int regionServers) throws IOException, InterruptedException {
     Path bin = binary();
     int[] ports = freePorts(3);
     Path dataDir = Files.createTempDirectory("weir-javaclient-" + name + "-");
@@ -85,7 +90,11 @@ final class WeirServer implements AutoCloseable {
     Files.createDirectories(logDir);
     Path logFile = logDir.resolve(name + ".log");
 
+    // Info ports 0: free ones, so that concurrent runs do not collide on 16010/16030.
     List<String> cmd = List.of(bin.toString(), "standalone",
+        "--regionservers", Integer.toString(regionServers),
+        "--info-port", "0",
+        "--regionserver-info-port", "0",
         "--data", dataDir.toString(),
         "--bind", "127.0.0.1",
         "--port", Integer.toString(ports[0]),

@@ -38,9 +38,14 @@ abstract class WeirTestBase {
   protected Connection conn;
   protected Admin admin;
 
+  /** How many region servers the class's Weir runs; override for more. */
+  int regionServers() {
+    return 1;
+  }
+
   @BeforeAll
   void startWeir() throws Exception {
-    weir = WeirServer.start(getClass().getSimpleName());
+    weir = WeirServer.start(getClass().getSimpleName(), regionServers());
     try {
       conn = ConnectionFactory.createConnection(clientConf(weir));
       admin = conn.getAdmin();
