@@ -155,6 +155,7 @@ func runMaster(args []string, stdout, stderr io.Writer) int {
 	port := fs.Int("port", 16000, "RPC port (client bootstrap)")
 	infoPort := fs.Int("info-port", 16010, "HTTP port (/metrics)")
 	advertise := fs.String("advertise", "", "host name clients use to reach this master (default: --bind)")
+	balancerPeriod := fs.Duration("balancer-period", 5*time.Minute, "hbase.balancer.period: how often the balancer runs")
 	if !parseFlags(fs, args, stderr) {
 		return 2
 	}
@@ -165,7 +166,7 @@ func runMaster(args []string, stdout, stderr io.Writer) int {
 	defer env.close()
 	ctx, log, cli := env.ctx, env.log, env.etcd
 	m, err := master.Start(ctx, master.Config{Bind: sf.bind, Port: *port, InfoPort: *infoPort, Advertise: *advertise,
-		Etcd: cli, Logger: log})
+		Etcd: cli, Logger: log, BalancerPeriod: *balancerPeriod})
 	if err != nil {
 		fmt.Fprintf(stderr, "weir master: %v\n", err)
 		return 1

@@ -29,6 +29,7 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 	logLevel := fs.String("log-level", "warn", "log level: debug, info, warn, error")
 	quotaMode := fs.String("quota-mode", "queue", "weir.quota.throttle.mode: queue (hold over-limit requests until due) or reject (HBase's behaviour)")
 	quotaEnabled := fs.Bool("quota-enabled", true, "hbase.quota.enabled: enforce RPC quotas")
+	balancerPeriod := fs.Duration("balancer-period", 5*time.Minute, "hbase.balancer.period: how often the balancer runs")
 	maxFileSize := fs.Int64("max-filesize", regionserver.DefaultMaxFileSize, "hbase.hregion.max.filesize: split a region whose data passes this many bytes (a table's MAX_FILESIZE overrides it)")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -63,6 +64,7 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 		QuotaDisabled:        !*quotaEnabled,
 		QuotaMode:            mode,
 		Split:                regionserver.SplitConfig{MaxFileSize: *maxFileSize},
+		BalancerPeriod:       *balancerPeriod,
 		Logger:               logger,
 	})
 	if err != nil {
