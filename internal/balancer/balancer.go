@@ -140,6 +140,12 @@ type Options struct {
 	// MinCost is the cost below which the cluster counts as balanced and
 	// no plan is searched for (HBase's minCostNeedBalance). Default 0.02.
 	MinCost float64
+	// Floors are the cluster-wide totals below which a load is too small
+	// to balance by: each load term is scaled by total/floor when under
+	// it, so a handful of requests or a few small files do not make the
+	// balancer move regions back and forth. Default 10 reads/s, 10
+	// writes/s, 64 MiB.
+	Floors Load
 	// SwapCandidates is how many of each store's heaviest and lightest
 	// regions are tried in swaps per store pair. Default 4.
 	SwapCandidates int
@@ -170,6 +176,9 @@ func (o *Options) EnsureDefaults() {
 	if o.SwapCandidates == 0 {
 		o.SwapCandidates = 4
 	}
+	if o.Floors == (Load{}) {
+		o.Floors = Load{ReadsPerSec: 10, WritesPerSec: 10, Bytes: 64 << 20}
+	}
 }
 
 // Validate reports impossible settings.
@@ -196,6 +205,9 @@ func (o *Options) Validate() error {
 	}
 	if o.MinCost < 0 || o.MinCost >= 1 {
 		errs = append(errs, fmt.Errorf("balancer: MinCost %v is outside [0, 1)", o.MinCost))
+	}
+	if o.Floors.ReadsPerSec < 0 || o.Floors.WritesPerSec < 0 || o.Floors.Bytes < 0 {
+		errs = append(errs, fmt.Errorf("balancer: Floors %+v has a negative load", o.Floors))
 	}
 	if o.SwapCandidates < 0 {
 		errs = append(errs, fmt.Errorf("balancer: SwapCandidates %d is negative", o.SwapCandidates))

@@ -204,6 +204,27 @@ func TestPlanTableByTable(t *testing.T) {
 	}
 }
 
+// TestPlanLoadFloor: a load too small to matter (a few reads in all)
+// moves nothing on a cluster balanced by count; the same skew at a real
+// rate does.
+func TestPlanLoadFloor(t *testing.T) {
+	for _, tc := range []struct {
+		reads     float64
+		wantMoves bool
+	}{{0.5, false}, {500, true}} {
+		stores := layout("t", []int{4}, []int{4})
+		stores[0].Regions[0].Load.ReadsPerSec = tc.reads
+		stores[0].Regions[1].Load.ReadsPerSec = tc.reads
+		res, err := Plan(stores, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(res.Moves) > 0; got != tc.wantMoves {
+			t.Errorf("reads %v: moves %v, want moves: %v (cost %.4f, %s)", tc.reads, res.Moves, tc.wantMoves, res.InitialCost, res.Skipped)
+		}
+	}
+}
+
 func TestPlanPinnedRegionsStay(t *testing.T) {
 	stores := layout("t", []int{12}, []int{0}, []int{0})
 	for i := range stores[0].Regions {

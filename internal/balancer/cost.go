@@ -50,7 +50,8 @@ type state struct {
 	tsc [][]float64         // per table, region count per store
 	thc [][]float64         // per table, region count per host
 
-	tableCost []float64 // tableCostOf(t), cached
+	sums      [nMetrics]float64 // cluster-wide sums; moves do not change them
+	tableCost []float64         // tableCostOf(t), cached
 	tableSum  float64
 	moved     int
 	buf       []float64
@@ -109,6 +110,9 @@ func newState(stores []Store, o Options) (*state, error) {
 		r := &s.regions[i]
 		r.t = tableIdx[r.table]
 		s.add(r, r.at, 1)
+		for m := range nMetrics {
+			s.sums[m] += r.load[m]
+		}
 	}
 	s.tableCost = make([]float64, len(s.tables))
 	for t := range s.tables {
@@ -212,8 +216,12 @@ func (s *state) terms() [5]float64 {
 	if len(s.tables) > 0 {
 		out[1] = s.tableSum / float64(len(s.tables))
 	}
+	floors := [nMetrics]float64{mReads: s.o.Floors.ReadsPerSec, mWrites: s.o.Floors.WritesPerSec, mBytes: s.o.Floors.Bytes}
 	for i, m := range []int{mReads, mWrites, mBytes} {
 		out[2+i] = s.twoLevel(s.sm[m], s.hm[m], false)
+		if floors[m] > 0 {
+			out[2+i] *= min(1, s.sums[m]/floors[m])
+		}
 	}
 	return out
 }
@@ -316,17 +324,11 @@ func (s *state) descend() {
 // between stores whose region counts are already even: it would unbalance
 // the counts; a swap keeps them.
 func (s *state) swaps(consider func(step)) {
-	var totals [nMetrics]float64
-	for m := range nMetrics {
-		for _, v := range s.hm[m] {
-			totals[m] += v
-		}
-	}
 	score := func(i int) float64 {
 		var v float64
 		for m := mReads; m < nMetrics; m++ {
-			if totals[m] > 0 {
-				v += s.regions[i].load[m] / totals[m]
+			if s.sums[m] > 0 {
+				v += s.regions[i].load[m] / s.sums[m]
 			}
 		}
 		return v

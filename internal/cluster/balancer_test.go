@@ -177,6 +177,12 @@ func TestBalancerColocated(t *testing.T) {
 	if st := c.Master.BalancerStatus(); !st.DryRun || len(st.Moves) != len(dry.Moves) || st.LastRun.IsZero() {
 		t.Fatalf("BalancerStatus %+v does not show the dry run", st)
 	}
+	// HBase's BalanceRequest.dry_run: moves_calculated on the wire, none executed.
+	res, err := conn.Admin().Balance(ctx, client.BalanceOptions{DryRun: true})
+	must(t, err)
+	if !res.Ran || res.MovesCalculated == 0 || res.MovesExecuted != 0 {
+		t.Fatalf("Balance(dry run) = %+v", res)
+	}
 	if now := storesOf(t, c, "bal"); !maps.Equal(now, placed) {
 		t.Fatal("the dry run moved regions")
 	}
