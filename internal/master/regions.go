@@ -43,7 +43,7 @@ type MoveStats struct {
 	FinalFetch, FinalIngest, Switch time.Duration
 	// FinalExport is the source's part of FinalFetch.
 	FinalExport time.Duration
-	Total   time.Duration
+	Total       time.Duration
 }
 
 // MoveRegion moves a region (by encoded or full name) with its data to
