@@ -136,7 +136,9 @@ func otherStore(c *Cluster, store string) string {
 }
 
 func TestMoveUnderWrites(t *testing.T) {
-	c := startCluster(t, Config{RegionServers: 3})
+	// Three modelled hosts: the data goes over HTTP (the other tests' moves
+	// are on one host and hard-link the files).
+	c := startCluster(t, Config{RegionServers: 3, HostIDs: []string{"h1", "h2", "h3"}})
 	conn := connect(t, c)
 	createLifecycleTable(t, conn, "mv", "m")
 	load := startWriteLoad(t, conn, "mv", 4)

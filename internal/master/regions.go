@@ -36,6 +36,13 @@ type MoveStats struct {
 	// Unavailable is how long clients could not reach the region: from the
 	// source's fence to the target having it open.
 	Unavailable time.Duration
+	// FenceAt is when, from the move's start, the source fenced the region.
+	FenceAt time.Duration
+	// The parts of Unavailable: the final export's fetch and ingest at the
+	// target, and the catalog switch until the target has it open.
+	FinalFetch, FinalIngest, Switch time.Duration
+	// FinalExport is the source's part of FinalFetch.
+	FinalExport time.Duration
 	Total       time.Duration
 }
 
@@ -178,6 +185,7 @@ func (m *Master) moveLocked(ctx context.Context, name []byte, targetStore string
 	}
 	st.BulkKeys, st.BulkBytes, st.FinalKeys = res.BulkKeys, res.BulkBytes, res.FinalKeys
 	switched := time.Now()
+	st.FenceAt = switched.Sub(start) - time.Duration(res.FencedMs*float64(time.Millisecond))
 	next := vr.Region
 	next.Store, next.Server, next.StartCode = tgt.StoreID, tgt.Addr(), tgt.StartCode
 	next.OpenSeq++
@@ -191,7 +199,11 @@ func (m *Master) moveLocked(ctx context.Context, name []byte, targetStore string
 	if err := m.waitOpen(ctx, tgtInfo, enc); err != nil {
 		m.log.Warn("master: moved region slow to open", "region", enc, "err", err)
 	}
-	st.Unavailable = time.Duration(res.FencedMs*float64(time.Millisecond)) + time.Since(switched)
+	st.Switch = time.Since(switched)
+	st.FinalFetch = time.Duration(res.FinalFetchMs * float64(time.Millisecond))
+	st.FinalIngest = time.Duration(res.FinalIngestMs * float64(time.Millisecond))
+	st.FinalExport = time.Duration(res.FinalExportMs * float64(time.Millisecond))
+	st.Unavailable = time.Duration(res.FencedMs*float64(time.Millisecond)) + st.Switch
 	if _, err := m.rsCall(ctx, srcInfo, meta.MovePathRelease, url.Values{"region": {enc}}, nil); err != nil {
 		m.log.Warn("master: the source did not release a moved region's data", "region", enc, "err", err)
 	}

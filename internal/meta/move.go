@@ -28,4 +28,11 @@ type MoveInResult struct {
 	// FencedMs is how long the final phase took at the target: from asking
 	// for the final export (the source fences) to having ingested it.
 	FencedMs float64 `json:"fenced_ms"`
+	// FinalFetchMs and FinalIngestMs split FencedMs: getting the final
+	// export from the source, and ingesting it.
+	FinalFetchMs  float64 `json:"final_fetch_ms"`
+	FinalIngestMs float64 `json:"final_ingest_ms"`
+	// FinalExportMs is the source's part of FinalFetchMs: fencing (waiting
+	// for the calls in flight) and writing the final export.
+	FinalExportMs float64 `json:"final_export_ms"`
 }

@@ -72,6 +72,8 @@ func (m *moves) fencedLocked(encoded string) bool {
 func (rs *RegionServer) serveMoves(h interface {
 	Handle(string, http.Handler)
 }) {
+	// Files of moves a crash interrupted; none is in flight at start.
+	_ = rs.engine.FS().RemoveAll(filepath.Join(rs.cfg.DataDir, "move-tmp"))
 	h.Handle(meta.MovePathExport, http.HandlerFunc(rs.httpExport))
 	h.Handle(meta.MovePathAbort, http.HandlerFunc(rs.httpAbort))
 	h.Handle(meta.MovePathRelease, http.HandlerFunc(rs.httpRelease))
@@ -104,7 +106,9 @@ func (rs *RegionServer) httpExport(w http.ResponseWriter, r *http.Request) {
 	case "bulk":
 		info, err = rs.exportBulk(r.Context(), enc)
 	case "final":
+		t0 := time.Now()
 		info, err = rs.exportFinal(r.Context(), enc)
+		w.Header().Set("X-Weir-Export-Ms", strconv.FormatFloat(ms(time.Since(t0)), 'f', 3, 64))
 	default:
 		http.Error(w, fmt.Sprintf("regionserver: unknown export phase %q", phase), http.StatusBadRequest)
 		return
@@ -118,6 +122,15 @@ func (rs *RegionServer) httpExport(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusConflict)
 		return
 	}
+	w.Header().Set("X-Weir-Keys", strconv.FormatInt(info.Keys, 10))
+	w.Header().Set("X-Weir-Clock", strconv.FormatInt(rs.clockFloor.Load(), 10))
+	if host := r.URL.Query().Get("host"); host != "" && host == rs.cfg.HostID {
+		// Same host: the target links the file instead of copying it,
+		// and removes it.
+		w.Header().Set("X-Weir-Path", info.Path)
+		w.WriteHeader(http.StatusOK)
+		return
+	}
 	defer func() { _ = rs.engine.FS().Remove(info.Path) }()
 	f, err := rs.engine.FS().Open(info.Path)
 	if err != nil {
@@ -126,8 +139,6 @@ func (rs *RegionServer) httpExport(w http.ResponseWriter, r *http.Request) {
 	}
 	defer f.Close()
 	w.Header().Set("Content-Length", strconv.FormatUint(info.Size, 10))
-	w.Header().Set("X-Weir-Keys", strconv.FormatInt(info.Keys, 10))
-	w.Header().Set("X-Weir-Clock", strconv.FormatInt(rs.clockFloor.Load(), 10))
 	w.WriteHeader(http.StatusOK)
 	if _, err := io.Copy(w, f); err != nil {
 		rs.log.Warn("regionserver: streaming a region export failed", "region", enc, "err", err)
@@ -296,32 +307,56 @@ func (rs *RegionServer) moveIn(ctx context.Context, in meta.MoveIn) (meta.MoveIn
 		return res, fmt.Errorf("regionserver: region %s is already open here", enc)
 	}
 	lo, hi := regionBounds(&in.Region)
-	bulk, n, err := rs.fetchExport(ctx, in.Source, enc, "bulk")
+	bulk, err := rs.fetchExport(ctx, in.Source, enc, "bulk")
 	if err != nil {
 		return res, err
 	}
-	res.BulkKeys, res.BulkBytes = n, fileSize(rs, bulk)
-	if err := rs.engine.ClearRange(lo, hi); err != nil {
+	res.BulkKeys, res.BulkBytes = bulk.keys, fileSize(rs, bulk.path)
+	if err := rs.clearStale(lo, hi); err != nil {
 		return res, err
 	}
-	if bulk != "" {
-		if err := rs.engine.Ingest(ctx, []string{bulk}); err != nil {
+	if bulk.path != "" {
+		if err := rs.engine.Ingest(ctx, []string{bulk.path}); err != nil {
 			return res, err
 		}
 	}
 	start := time.Now()
-	final, n, err := rs.fetchExport(ctx, in.Source, enc, "final")
+	final, err := rs.fetchExport(ctx, in.Source, enc, "final")
 	if err != nil {
 		return res, err
 	}
-	res.FinalKeys = n
-	if final != "" {
-		if err := rs.engine.Ingest(ctx, []string{final}); err != nil {
+	res.FinalKeys, res.FinalExportMs = final.keys, final.exportMs
+	res.FinalFetchMs = ms(time.Since(start))
+	if final.path != "" {
+		if err := rs.engine.Ingest(ctx, []string{final.path}); err != nil {
 			return res, err
 		}
 	}
-	res.FencedMs = float64(time.Since(start).Microseconds()) / 1000
+	res.FencedMs = ms(time.Since(start))
+	res.FinalIngestMs = res.FencedMs - res.FinalFetchMs
 	return res, nil
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// clearStale deletes what an earlier stint of the region left in this
+// store's range, if anything. An empty range gets no range deletion: one
+// in the memtable would turn the bulk ingest into a flushable ingest into
+// L0 and a compaction rewriting the whole region, where a file over an
+// empty range goes straight to the bottom level.
+func (rs *RegionServer) clearStale(lo, hi []byte) error {
+	it, err := rs.engine.NewIter(storage.IterOptions{Lower: lo, Upper: hi})
+	if err != nil {
+		return err
+	}
+	stale := it.First()
+	if err := errors.Join(it.Error(), it.Close()); err != nil {
+		return err
+	}
+	if !stale {
+		return nil
+	}
+	return rs.engine.ClearRange(lo, hi)
 }
 
 func fileSize(rs *RegionServer, path string) int64 {
@@ -335,17 +370,24 @@ func fileSize(rs *RegionServer, path string) int64 {
 	return st.Size()
 }
 
-// fetchExport downloads one export phase into a temp file; "" when the
-// source had nothing to export. It returns the key count.
-func (rs *RegionServer) fetchExport(ctx context.Context, source, enc, phase string) (string, int64, error) {
-	u := "http://" + source + meta.MovePathExport + "?region=" + url.QueryEscape(enc) + "&phase=" + phase
+// fetched is one export phase received.
+type fetched struct {
+	path     string // "" when the source had nothing to export
+	keys     int64
+	exportMs float64 // the source's time to fence (final) and export
+}
+
+// fetchExport downloads one export phase into a temp file.
+func (rs *RegionServer) fetchExport(ctx context.Context, source, enc, phase string) (fetched, error) {
+	u := "http://" + source + meta.MovePathExport + "?region=" + url.QueryEscape(enc) + "&phase=" + phase +
+		"&host=" + url.QueryEscape(rs.cfg.HostID)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return "", 0, err
+		return fetched{}, err
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return "", 0, fmt.Errorf("regionserver: fetching the %s export of %s: %w", phase, enc, err)
+		return fetched{}, fmt.Errorf("regionserver: fetching the %s export of %s: %w", phase, enc, err)
 	}
 	defer resp.Body.Close()
 	if ts, err := strconv.ParseInt(resp.Header.Get("X-Weir-Clock"), 10, 64); err == nil {
@@ -353,20 +395,34 @@ func (rs *RegionServer) fetchExport(ctx context.Context, source, enc, phase stri
 	}
 	switch resp.StatusCode {
 	case http.StatusNoContent:
-		return "", 0, nil
+		return fetched{}, nil
 	case http.StatusOK:
 	default:
 		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-		return "", 0, fmt.Errorf("regionserver: source refused the %s export of %s: %s", phase, enc, bytes.TrimSpace(msg))
+		return fetched{}, fmt.Errorf("regionserver: source refused the %s export of %s: %s", phase, enc, bytes.TrimSpace(msg))
 	}
+	out := fetched{}
+	out.keys, _ = strconv.ParseInt(resp.Header.Get("X-Weir-Keys"), 10, 64)
+	out.exportMs, _ = strconv.ParseFloat(resp.Header.Get("X-Weir-Export-Ms"), 64)
 	path, err := rs.tmpPath(phase + "-in")
 	if err != nil {
-		return "", 0, err
+		return fetched{}, err
+	}
+	if src := resp.Header.Get("X-Weir-Path"); src != "" {
+		// The source is on this host: take its file by a hard link.
+		err := rs.engine.FS().Link(src, path)
+		_ = rs.engine.FS().Remove(src)
+		if err != nil {
+			return fetched{}, fmt.Errorf("regionserver: linking the %s export of %s: %w", phase, enc, err)
+		}
+		out.path = path
+		return out, nil
 	}
 	f, err := rs.engine.FS().Create(path, vfs.WriteCategoryUnspecified)
 	if err != nil {
-		return "", 0, err
+		return fetched{}, err
 	}
+	f = storage.NewSyncingFile(f)
 	n, err := io.Copy(f, resp.Body)
 	if err == nil && resp.ContentLength >= 0 && n != resp.ContentLength {
 		err = fmt.Errorf("short transfer: %d of %d bytes", n, resp.ContentLength)
@@ -379,10 +435,10 @@ func (rs *RegionServer) fetchExport(ctx context.Context, source, enc, phase stri
 	}
 	if err != nil {
 		_ = rs.engine.FS().Remove(path)
-		return "", 0, fmt.Errorf("regionserver: receiving the %s export of %s: %w", phase, enc, err)
+		return fetched{}, fmt.Errorf("regionserver: receiving the %s export of %s: %w", phase, enc, err)
 	}
-	keys, _ := strconv.ParseInt(resp.Header.Get("X-Weir-Keys"), 10, 64)
-	return path, keys, nil
+	out.path = path
+	return out, nil
 }
 
 // httpWait answers once the region is open here, or 504 after timeout.

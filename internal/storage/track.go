@@ -183,6 +183,9 @@ func (e *Engine) writeSST(ctx context.Context, path string, fill func(w *sstable
 	if err != nil {
 		return info, fmt.Errorf("storage: export: %w", err)
 	}
+	// Write back as we go (as Pebble does for its own SSTs): one fsync of
+	// a whole region's export at the end would stall the WAL's syncs.
+	f = NewSyncingFile(f)
 	w := sstable.NewWriter(objstorageprovider.NewFileWritable(f),
 		e.po.MakeWriterOptions(len(e.po.Levels)-1, e.db.TableFormat()))
 	if err := fill(w, it, &info.Keys); err != nil {
@@ -200,6 +203,16 @@ func (e *Engine) writeSST(ctx context.Context, path string, fill func(w *sstable
 	}
 	info.Size = uint64(st.Size())
 	return info, nil
+}
+
+// bytesPerSync is how often a big file being written is handed to
+// write-back.
+const bytesPerSync = 1 << 20
+
+// NewSyncingFile wraps a file being written so that it is written back
+// every megabyte instead of all at once on Sync.
+func NewSyncingFile(f vfs.File) vfs.File {
+	return vfs.NewSyncingFile(f, vfs.SyncingFileOptions{BytesPerSync: bytesPerSync})
 }
 
 // copyKeys copies every key the iterator's bounds admit into w.
