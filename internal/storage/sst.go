@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/cockroachdb/pebble/v2/objstorage/objstorageprovider"
-	"github.com/cockroachdb/pebble/v2/sstable"
 	"github.com/cockroachdb/pebble/v2/vfs"
 )
 
@@ -42,12 +40,10 @@ func (e *Engine) Export(ctx context.Context, lower, upper []byte, path string) (
 		}
 		return info, ErrEmptyExport
 	}
-	f, err := e.opts.FS.Create(path, vfs.WriteCategoryUnspecified)
+	w, err := e.newSSTWriter(path)
 	if err != nil {
 		return info, fmt.Errorf("storage: export: %w", err)
 	}
-	w := sstable.NewWriter(objstorageprovider.NewFileWritable(f),
-		e.po.MakeWriterOptions(len(e.po.Levels)-1, e.db.TableFormat()))
 	fail := func(err error) (ExportInfo, error) {
 		_ = w.Close()
 		_ = e.opts.FS.Remove(path)
