@@ -40,6 +40,9 @@ type Snapshot struct {
 type SnapshotOptions struct {
 	SkipFlush bool
 	TTL       time.Duration // whole seconds; 0: forever
+	// Created is the snapshot's creation time; zero: the master's clock
+	// when it takes the snapshot.
+	Created time.Time
 }
 
 // Snapshot takes a snapshot of table named name and waits until it is
@@ -55,6 +58,9 @@ func (a *Admin) Snapshot(ctx context.Context, name, table string, o SnapshotOpti
 	}
 	d := &hbasepb.SnapshotDescription{Name: proto.String(name), Table: proto.String(normTable(table)), Type: typ.Enum(),
 		Ttl: proto.Int64(int64(o.TTL / time.Second))}
+	if !o.Created.IsZero() {
+		d.CreationTime = proto.Int64(o.Created.UnixMilli())
+	}
 	var resp hbasepb.SnapshotResponse
 	if err := a.master(ctx, "Snapshot", &hbasepb.SnapshotRequest{Snapshot: d}, &resp); err != nil {
 		return err
