@@ -51,6 +51,24 @@ func snapshotName(d *hbasepb.SnapshotDescription) (string, error) {
 	return d.GetName(), nil
 }
 
+// requestedSnapshot decodes a request that names a snapshot and returns it
+// with the snapshot's manifest, which must be complete.
+func requestedSnapshot[T interface {
+	proto.Message
+	GetSnapshot() *hbasepb.SnapshotDescription
+}](ctx context.Context, m *Master, p []byte, msg T) (T, meta.Snapshot, error) {
+	req, err := decode(p, msg)
+	if err != nil {
+		return req, meta.Snapshot{}, err
+	}
+	name, err := snapshotName(req.GetSnapshot())
+	if err != nil {
+		return req, meta.Snapshot{}, err
+	}
+	s, err := m.completeSnapshot(ctx, name)
+	return req, s, err
+}
+
 // completeSnapshot returns a complete snapshot's manifest, or HBase's
 // SnapshotDoesNotExistException.
 func (m *Master) completeSnapshot(ctx context.Context, name string) (meta.Snapshot, error) {
@@ -252,20 +270,12 @@ func getCompletedSnapshots(ctx context.Context, m *Master, _ []byte) (proto.Mess
 }
 
 func deleteSnapshot(ctx context.Context, m *Master, p []byte) (proto.Message, error) {
-	req, err := decode(p, &hbasepb.DeleteSnapshotRequest{})
-	if err != nil {
-		return nil, err
-	}
-	name, err := snapshotName(req.GetSnapshot())
-	if err != nil {
-		return nil, err
-	}
-	s, err := m.completeSnapshot(ctx, name)
+	_, s, err := requestedSnapshot(ctx, m, p, &hbasepb.DeleteSnapshotRequest{})
 	if err != nil {
 		return nil, err
 	}
 	m.dropSnapshot(ctx, s)
-	m.log.Info("master: snapshot deleted", "snapshot", name)
+	m.log.Info("master: snapshot deleted", "snapshot", s.Name)
 	return &hbasepb.DeleteSnapshotResponse{}, nil
 }
 
@@ -275,18 +285,11 @@ func deleteSnapshot(ctx context.Context, m *Master, p []byte) (proto.Message, er
 // fresh table id on the stores that hold them, then switch the catalog to
 // that id in one transaction, so a failure changes nothing.
 func restoreSnapshot(ctx context.Context, m *Master, p []byte) (proto.Message, error) {
-	req, err := decode(p, &hbasepb.RestoreSnapshotRequest{})
+	req, s, err := requestedSnapshot(ctx, m, p, &hbasepb.RestoreSnapshotRequest{})
 	if err != nil {
 		return nil, err
 	}
-	name, err := snapshotName(req.GetSnapshot())
-	if err != nil {
-		return nil, err
-	}
-	s, err := m.completeSnapshot(ctx, name)
-	if err != nil {
-		return nil, err
-	}
+	name := s.Name
 	if s.TTL > 0 && time.Now().UnixMilli() > s.CreatedMs+s.TTL*1000 {
 		return nil, hbaserpc.Errorf(snapshotTTLExpired, true, "TTL for snapshot '%s' has already expired.", name)
 	}

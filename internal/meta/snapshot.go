@@ -81,37 +81,36 @@ func (c *Catalog) CreateSnapshot(ctx context.Context, s Snapshot) error {
 	if err := ValidateSnapshotName(s.Name); err != nil {
 		return err
 	}
-	k := c.snapshotKey(s.Name)
-	op, err := putJSON(k, s)
-	if err != nil {
-		return err
+	ok, err := c.putSnapshot(ctx, s, "=")
+	if err == nil && !ok {
+		err = fmt.Errorf("%w: %s", ErrSnapshotExists, s.Name)
 	}
-	resp, err := c.cli.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(k), "=", 0)).Then(op).Commit()
-	if err != nil {
-		return fmt.Errorf("meta: create snapshot %s: %w", s.Name, err)
-	}
-	if !resp.Succeeded {
-		return fmt.Errorf("%w: %s", ErrSnapshotExists, s.Name)
-	}
-	return nil
+	return err
 }
 
 // CompleteSnapshot overwrites an existing manifest with its final form.
 func (c *Catalog) CompleteSnapshot(ctx context.Context, s Snapshot) error {
 	s.State = SnapshotComplete
+	ok, err := c.putSnapshot(ctx, s, ">")
+	if err == nil && !ok {
+		err = fmt.Errorf("%w: %s was deleted while being taken", ErrSnapshotNotFound, s.Name)
+	}
+	return err
+}
+
+// putSnapshot writes a manifest if its key's create revision compares
+// with 0 by cmp ("=": absent, ">": present); ok says whether it did.
+func (c *Catalog) putSnapshot(ctx context.Context, s Snapshot, cmp string) (ok bool, err error) {
 	k := c.snapshotKey(s.Name)
 	op, err := putJSON(k, s)
 	if err != nil {
-		return err
+		return false, err
 	}
-	resp, err := c.cli.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(k), ">", 0)).Then(op).Commit()
+	resp, err := c.cli.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(k), cmp, 0)).Then(op).Commit()
 	if err != nil {
-		return fmt.Errorf("meta: complete snapshot %s: %w", s.Name, err)
+		return false, fmt.Errorf("meta: write snapshot %s: %w", s.Name, err)
 	}
-	if !resp.Succeeded {
-		return fmt.Errorf("%w: %s was deleted while being taken", ErrSnapshotNotFound, s.Name)
-	}
-	return nil
+	return resp.Succeeded, nil
 }
 
 // GetSnapshot returns a manifest in any state.
