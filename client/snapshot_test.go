@@ -3,7 +3,6 @@ package client_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"maps"
 	"os"
@@ -303,6 +302,6 @@ func assertHardLinked(t *testing.T, dirs []string) {
 		}
 	}
 	if ssts == 0 {
-		t.Fatal(fmt.Sprintf("no SSTs in the images %v after a flushing snapshot", dirs))
+		t.Fatalf("no SSTs in the images %v after a flushing snapshot", dirs)
 	}
 }
