@@ -1,6 +1,7 @@
 package regionserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -35,41 +36,20 @@ func SnapshotImageDir(dataDir, name string) string {
 type snapshotService struct{ rs *RegionServer }
 
 func (s snapshotService) Serve(ctx context.Context, c *hbaserpc.Call) (hbaserpc.Response, error) {
-	var req wrapperspb.BytesValue
-	if err := proto.Unmarshal(c.Param, &req); err != nil {
-		return hbaserpc.Response{}, hbaserpc.Errorf(hbaserpc.DoNotRetryIOException, true, "malformed %s request: %v", c.Method, err)
-	}
-	decode := func(v any) error {
-		if err := json.Unmarshal(req.GetValue(), v); err != nil {
-			return hbaserpc.Errorf(hbaserpc.DoNotRetryIOException, true, "malformed %s request: %v", c.Method, err)
-		}
-		return nil
+	order, err := decodeSnapshotOrder(c.Method, c.Param)
+	if err != nil {
+		return hbaserpc.Response{}, err
 	}
 	var out any
-	var err error
-	switch c.Method {
-	case meta.SnapshotTakeImage:
-		var r meta.ImageRequest
-		if err = decode(&r); err == nil {
-			err = s.rs.takeImage(r)
-		}
-	case meta.SnapshotCopyImage:
-		var r meta.CopyImageRequest
-		if err = decode(&r); err == nil {
-			out, err = s.rs.copyImage(ctx, r)
-		}
-	case meta.SnapshotDeleteImage:
-		var r meta.ImageRequest
-		if err = decode(&r); err == nil {
-			err = s.rs.deleteImage(r.Snapshot)
-		}
-	case meta.SnapshotClearTable:
-		var r meta.ClearTableRequest
-		if err = decode(&r); err == nil {
-			err = s.rs.clearTable(r.TableID)
-		}
-	default:
-		return hbaserpc.Response{}, hbaserpc.Errorf(hbaserpc.UnsupportedOperation, true, "%s.%s does not exist", meta.SnapshotService, c.Method)
+	switch r := order.(type) {
+	case takeImageOrder:
+		err = s.rs.takeImage(meta.ImageRequest(r))
+	case meta.CopyImageRequest:
+		out, err = s.rs.copyImage(ctx, r)
+	case deleteImageOrder:
+		err = s.rs.deleteImage(r.Snapshot)
+	case meta.ClearTableRequest:
+		err = s.rs.clearTable(r.TableID)
 	}
 	if err != nil {
 		var re *hbaserpc.Error
@@ -85,11 +65,85 @@ func (s snapshotService) Serve(ctx context.Context, c *hbaserpc.Call) (hbaserpc.
 	return hbaserpc.Response{Msg: wrapperspb.Bytes(b)}, nil
 }
 
-func badImageName(name string) error {
-	if err := meta.ValidateSnapshotName(name); err != nil {
-		return hbaserpc.Errorf(hbaserpc.DoNotRetryIOException, true, "%v", err)
+// The two orders that carry an ImageRequest, told apart by type.
+type (
+	takeImageOrder   meta.ImageRequest
+	deleteImageOrder meta.ImageRequest
+)
+
+// decodeSnapshotOrder parses and checks one WeirSnapshotService request:
+// a takeImageOrder, deleteImageOrder, meta.CopyImageRequest or
+// meta.ClearTableRequest. Bad requests fail with DoNotRetryIOException.
+func decodeSnapshotOrder(method string, param []byte) (any, error) {
+	bad := func(format string, args ...any) error {
+		return hbaserpc.Errorf(hbaserpc.DoNotRetryIOException, true, "malformed %s request: %s", method, fmt.Sprintf(format, args...))
 	}
-	return nil
+	var req wrapperspb.BytesValue
+	if err := proto.Unmarshal(param, &req); err != nil {
+		return nil, bad("%v", err)
+	}
+	decode := func(v any) error {
+		if err := json.Unmarshal(req.GetValue(), v); err != nil {
+			return bad("%v", err)
+		}
+		return nil
+	}
+	name := func(n string) error {
+		if err := meta.ValidateSnapshotName(n); err != nil {
+			return bad("%v", err)
+		}
+		return nil
+	}
+	switch method {
+	case meta.SnapshotTakeImage, meta.SnapshotDeleteImage:
+		var r meta.ImageRequest
+		if err := decode(&r); err != nil {
+			return nil, err
+		}
+		if err := name(r.Snapshot); err != nil {
+			return nil, err
+		}
+		if method == meta.SnapshotDeleteImage {
+			return deleteImageOrder(r), nil
+		}
+		if r.TableID == 0 {
+			return nil, bad("no table id")
+		}
+		return takeImageOrder(r), nil
+	case meta.SnapshotCopyImage:
+		var r meta.CopyImageRequest
+		if err := decode(&r); err != nil {
+			return nil, err
+		}
+		if err := name(r.Snapshot); err != nil {
+			return nil, err
+		}
+		if r.SrcTableID == 0 || r.DstTableID == 0 || r.SrcTableID == r.DstTableID {
+			return nil, bad("table ids %d -> %d: both must be set and differ", r.SrcTableID, r.DstTableID)
+		}
+		for i, rr := range r.Ranges {
+			if len(rr.End) > 0 && bytes.Compare(rr.Start, rr.End) >= 0 {
+				return nil, bad("range %d [%q, %q) is empty", i, rr.Start, rr.End)
+			}
+			if i > 0 {
+				prev := r.Ranges[i-1].End
+				if len(prev) == 0 || bytes.Compare(prev, rr.Start) > 0 {
+					return nil, bad("range %d overlaps or precedes range %d", i, i-1)
+				}
+			}
+		}
+		return r, nil
+	case meta.SnapshotClearTable:
+		var r meta.ClearTableRequest
+		if err := decode(&r); err != nil {
+			return nil, err
+		}
+		if r.TableID == 0 {
+			return nil, bad("no table id")
+		}
+		return r, nil
+	}
+	return nil, hbaserpc.Errorf(hbaserpc.UnsupportedOperation, true, "%s.%s does not exist", meta.SnapshotService, method)
 }
 
 // takeImage writes this store's image of a table for a snapshot whose
@@ -97,9 +151,6 @@ func badImageName(name string) error {
 // earlier attempt that failed before its manifest was written) is
 // replaced.
 func (rs *RegionServer) takeImage(r meta.ImageRequest) error {
-	if err := badImageName(r.Snapshot); err != nil {
-		return err
-	}
 	fs := rs.engine.FS()
 	dir := SnapshotImageDir(rs.cfg.DataDir, r.Snapshot)
 	if err := fs.RemoveAll(dir); err != nil {
@@ -124,9 +175,6 @@ func (rs *RegionServer) takeImage(r meta.ImageRequest) error {
 // copyImage copies rows of an image into a new table id of this store.
 func (rs *RegionServer) copyImage(ctx context.Context, r meta.CopyImageRequest) (meta.CopyImageResponse, error) {
 	var out meta.CopyImageResponse
-	if err := badImageName(r.Snapshot); err != nil {
-		return out, err
-	}
 	if rs.hostsTable(r.DstTableID) {
 		return out, hbaserpc.Errorf(hbaserpc.DoNotRetryIOException, true, "table id %d is open on this server; refusing to copy into it", r.DstTableID)
 	}
@@ -153,9 +201,6 @@ func (rs *RegionServer) copyImage(ctx context.Context, r meta.CopyImageRequest) 
 
 // deleteImage frees an image's files; a missing image is no error.
 func (rs *RegionServer) deleteImage(name string) error {
-	if err := badImageName(name); err != nil {
-		return err
-	}
 	if err := rs.engine.FS().RemoveAll(SnapshotImageDir(rs.cfg.DataDir, name)); err != nil {
 		return fmt.Errorf("regionserver: deleting snapshot image %s: %w", name, err)
 	}
