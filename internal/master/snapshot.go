@@ -424,3 +424,22 @@ func (m *Master) restoreInto(ctx context.Context, s meta.Snapshot, cur meta.Tabl
 	m.log.Info("master: restored snapshot", "snapshot", s.Name, "table", cur.Name.String())
 	return nil
 }
+
+// dropUnfinishedSnapshots removes the snapshots left in state creating by
+// an earlier active master that died during the call: only the active
+// master takes snapshots, inside the call, so they will never complete.
+// (If that master still runs the call, its final write fails and it
+// cleans up too.)
+func (m *Master) dropUnfinishedSnapshots(ctx context.Context) {
+	list, err := m.catalog.ListSnapshots(ctx)
+	if err != nil {
+		m.log.Warn("master: listing snapshots to drop unfinished ones", "err", err)
+		return
+	}
+	for _, s := range list {
+		if s.State == meta.SnapshotCreating {
+			m.log.Warn("master: dropping a snapshot an earlier master did not finish", "snapshot", s.Name)
+			m.dropSnapshot(ctx, s)
+		}
+	}
+}
