@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strconv"
 	"sync"
@@ -38,7 +39,10 @@ func TestSnapshotCloneScale(t *testing.T) {
 		t.Skip("WEIR_SNAPSHOT_ROWS not set")
 	}
 	ctx := context.Background()
-	_, conn, _ := snapCluster(t, 2)
+	// The snapshot steps' timings are in the master's and region servers'
+	// logs (messages "snapshot taken", "copied snapshot image(s)").
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	_, conn, _ := snapCluster(t, 2, log)
 	adm := conn.Admin()
 	splits := [][]byte{b("user2"), b("user5"), b("user7")}
 	if err := adm.CreateTable(ctx, client.TableDescriptor{Name: "big", Families: []client.FamilyDescriptor{{Name: "f"}}}, splits); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"maps"
 	"os"
 	"path/filepath"
@@ -18,12 +19,12 @@ import (
 
 // snapCluster starts a cluster of n region servers of its own (the tests
 // restart its servers) and a connection to it.
-func snapCluster(t *testing.T, n int) (*cluster.Cluster, *client.Conn, string) {
+func snapCluster(t *testing.T, n int, log *slog.Logger) (*cluster.Cluster, *client.Conn, string) {
 	t.Helper()
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c, err := cluster.Start(ctx, cluster.Config{DataDir: dir, RegionServers: n})
+	c, err := cluster.Start(ctx, cluster.Config{DataDir: dir, RegionServers: n, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +89,7 @@ func imageDirs(t *testing.T, dataDir, snapshot string) []string {
 // snapshot frees its files (also when a server was down at the time).
 func TestSnapshotRoundTrip(t *testing.T) {
 	ctx := context.Background()
-	c, conn, dir := snapCluster(t, 3)
+	c, conn, dir := snapCluster(t, 3, nil)
 	adm := conn.Admin()
 	splits := [][]byte{b("g"), b("p")}
 	if err := adm.CreateTable(ctx, client.TableDescriptor{Name: "src", Families: []client.FamilyDescriptor{{Name: "f", MaxVersions: 3}}}, splits); err != nil {

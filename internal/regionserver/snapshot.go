@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/wrapperspb"
@@ -159,16 +160,19 @@ func (rs *RegionServer) takeImage(r meta.ImageRequest) error {
 	if err := fs.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return fmt.Errorf("regionserver: %w", err)
 	}
+	start := time.Now()
 	if r.Flush {
 		if err := rs.engine.Flush(); err != nil {
 			return err
 		}
 	}
+	flushed := time.Now()
 	if err := rs.engine.Checkpoint(dir, []storage.Span{storage.TableSpan(r.TableID)}); err != nil {
 		_ = fs.RemoveAll(dir)
 		return err
 	}
-	rs.log.Info("regionserver: took snapshot image", "snapshot", r.Snapshot, "table_id", r.TableID)
+	rs.log.Info("regionserver: took snapshot image", "snapshot", r.Snapshot, "table_id", r.TableID,
+		"flush", flushed.Sub(start), "checkpoint", time.Since(flushed))
 	return nil
 }
 
@@ -195,7 +199,7 @@ func (rs *RegionServer) copyImage(ctx context.Context, r meta.CopyImageRequest) 
 	if err != nil {
 		return out, err
 	}
-	rs.log.Info("regionserver: copied snapshot image", "snapshot", r.Snapshot, "table_id", r.DstTableID, "keys", info.Keys, "bytes", info.Bytes)
+	rs.log.Info("regionserver: copied snapshot image", "snapshot", r.Snapshot, "table_id", r.DstTableID, "keys", info.Keys, "bytes", info.Bytes, "write", info.Write, "ingest", info.Ingest)
 	return meta.CopyImageResponse{Keys: info.Keys, Bytes: info.Bytes, Files: info.Files}, nil
 }
 

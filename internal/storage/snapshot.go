@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync/atomic"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/objstorage/objstorageprovider"
@@ -93,6 +94,9 @@ type CopyInfo struct {
 	Keys  int64
 	Bytes uint64 // of the SSTs written
 	Files int
+	// Write and Ingest are the time spent writing the SSTs and ingesting
+	// them.
+	Write, Ingest time.Duration
 }
 
 var tmpSeq atomic.Uint64
@@ -121,6 +125,7 @@ func (e *Engine) CopyTable(ctx context.Context, img *CheckpointImage, src, dst u
 			_ = e.opts.FS.Remove(p)
 		}
 	}()
+	start := time.Now()
 	for _, rr := range ranges {
 		path := filepath.Join(tmpDir, "copy-"+strconv.FormatUint(tmpSeq.Add(1), 10)+".sst")
 		n, size, err := e.writeRewritten(ctx, img, RegionLowerBound(src, rr.Start), RegionUpperBound(src, rr.End), dst, path)
@@ -135,12 +140,15 @@ func (e *Engine) CopyTable(ctx context.Context, img *CheckpointImage, src, dst u
 		info.Bytes += size
 		info.Files++
 	}
+	info.Write = time.Since(start)
 	if len(paths) == 0 {
 		return info, nil
 	}
+	start = time.Now()
 	if err := e.db.Ingest(ctx, paths); err != nil {
 		return info, fmt.Errorf("storage: ingesting copied table %d: %w", dst, err)
 	}
+	info.Ingest = time.Since(start)
 	return info, nil
 }
 
