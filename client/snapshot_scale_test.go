@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"os"
 	"strconv"
 	"sync"
@@ -44,14 +45,17 @@ func TestSnapshotCloneScale(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	_, conn, _ := snapCluster(t, 2, log)
 	adm := conn.Admin()
-	splits := [][]byte{b("user2"), b("user5"), b("user7")}
+	key := func(i int) []byte { return []byte(fmt.Sprintf("user%09d", i)) }
+	splits := [][]byte{key(n / 4), key(n / 2), key(3 * n / 4)}
 	if err := adm.CreateTable(ctx, client.TableDescriptor{Name: "big", Families: []client.FamilyDescriptor{{Name: "f"}}}, splits); err != nil {
 		t.Fatal(err)
 	}
 	tbl := conn.Table("big")
-	value := make([]byte, 100)
-	for i := range value {
-		value[i] = byte('a' + i%26)
+	// Random values: the SSTs' compression must not flatter the copy.
+	values := make([]byte, 1<<20)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range values {
+		values[i] = byte(rng.Uint32())
 	}
 	start := time.Now()
 	const workers, batch = 4, 1000
@@ -64,7 +68,9 @@ func TestSnapshotCloneScale(t *testing.T) {
 			for lo := w * batch; lo < n; lo += workers * batch {
 				var actions []client.Action
 				for i := lo; i < min(lo+batch, n); i++ {
-					actions = append(actions, client.NewPut([]byte(fmt.Sprintf("user%09d", i*7919%n))).AddColumn(fam, b("q"), value))
+					k := i * 7919 % n
+					off := k * 100 % (len(values) - 100)
+					actions = append(actions, client.NewPut(key(k)).AddColumn(fam, b("q"), values[off:off+100]))
 				}
 				if _, err := tbl.Batch(ctx, actions); err != nil {
 					errs <- err

@@ -155,6 +155,22 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	if got := tableContent(t, src); !maps.Equal(got, after) {
 		t.Fatalf("writes to the clone changed the source: %v", got)
 	}
+	// Two clones of one snapshot at once (each store opens its image once
+	// at a time).
+	errs := make(chan error, 2)
+	for _, name := range []string{"par1", "par2"} {
+		go func() { errs <- adm.CloneSnapshot(ctx, "s1", name) }()
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatalf("concurrent clone: %v", err)
+		}
+	}
+	for _, name := range []string{"par1", "par2"} {
+		if got := tableContent(t, conn.Table(name)); !maps.Equal(got, want) {
+			t.Fatalf("concurrent clone %s holds %v", name, got)
+		}
+	}
 	if err := adm.CloneSnapshot(ctx, "s-skip", "clone-skip"); err != nil {
 		t.Fatal(err)
 	}

@@ -104,7 +104,7 @@ func Start(ctx context.Context, cfg Config) (*RegionServer, error) {
 		Services: map[string]hbaserpc.Handler{
 			"ClientService":      rs.metrics.rpc.Instrument("ClientService", clientHandler),
 			"AdminService":       rs.metrics.rpc.Instrument("AdminService", adminService{rs}),
-			meta.SnapshotService: rs.metrics.rpc.Instrument(meta.SnapshotService, snapshotService{rs}),
+			meta.SnapshotService: rs.metrics.rpc.Instrument(meta.SnapshotService, newSnapshotService(rs)),
 		},
 		Logger: rs.log,
 	})

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"google.golang.org/protobuf/proto"
@@ -34,7 +35,18 @@ func SnapshotImageDir(dataDir, name string) string {
 
 // snapshotService serves meta.SnapshotService: the master's orders to
 // take, copy and delete this store's snapshot images.
-type snapshotService struct{ rs *RegionServer }
+type snapshotService struct {
+	rs *RegionServer
+	// images is held by every order that touches an image: Pebble locks
+	// an opened image's directory (two clones of one snapshot could not
+	// open it at once), and a delete must not pull an image from under a
+	// copy. Orders on one store run one at a time; they are disk-bound.
+	images *sync.Mutex
+}
+
+func newSnapshotService(rs *RegionServer) snapshotService {
+	return snapshotService{rs: rs, images: &sync.Mutex{}}
+}
 
 func (s snapshotService) Serve(ctx context.Context, c *hbaserpc.Call) (hbaserpc.Response, error) {
 	order, err := decodeSnapshotOrder(c.Method, c.Param)
@@ -42,6 +54,10 @@ func (s snapshotService) Serve(ctx context.Context, c *hbaserpc.Call) (hbaserpc.
 		return hbaserpc.Response{}, err
 	}
 	var out any
+	if _, clear := order.(meta.ClearTableRequest); !clear {
+		s.images.Lock()
+		defer s.images.Unlock()
+	}
 	switch r := order.(type) {
 	case takeImageOrder:
 		err = s.rs.takeImage(meta.ImageRequest(r))
