@@ -38,7 +38,7 @@ type handler func(s *session, ctx context.Context, c Command) error
 var handlers map[string]handler
 
 // unsupportedGroups are the command groups whose server side Weir lacks.
-var unsupportedGroups = map[string]bool{"quotas": true, "snapshots": true}
+var unsupportedGroups = map[string]bool{"quotas": true}
 
 // unsupportedCommands are the other commands whose server side Weir lacks.
 var unsupportedCommands = map[string]bool{"split": true, "move": true}

@@ -107,7 +107,7 @@ func TestExitCodes(t *testing.T) {
 		// Stops at the first error: the list does not run.
 		{"exists 'exitcodes_nope'; frob; list", 1, "ERROR: column 26: unknown command 'frob'"},
 		{"get 'exitcodes_nope', 'r'; list", 1, "ERROR: Unknown table exitcodes_nope!"},
-		{"list_snapshots", 1, "ERROR: list_snapshots is not supported by this Weir server yet"},
+		{"list_quota_usage", 1, "ERROR: list_quota_usage is not supported by this Weir server yet"},
 		{"exit; frob 'x'", 1, "unknown command"}, // checked before running
 		{"version; exit; get 'exitcodes_nope', 'r'", 0, "Weir test"},
 	} {

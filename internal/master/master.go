@@ -168,6 +168,7 @@ func (m *Master) campaign(ctx context.Context) {
 		}
 		m.log.Info("master: active", "addr", m.addr)
 		m.active.Store(true)
+		m.dropUnfinishedSnapshots(ctx)
 		dctx, cancel := context.WithCancel(ctx)
 		var wg sync.WaitGroup
 		wg.Add(2)

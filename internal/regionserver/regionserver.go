@@ -114,8 +114,9 @@ func Start(ctx context.Context, cfg Config) (*RegionServer, error) {
 		MaxRequestSize: cfg.MaxRequestSize,
 		ClusterID:      func() string { return rs.clusterID },
 		Services: map[string]hbaserpc.Handler{
-			"ClientService": rs.metrics.rpc.Instrument("ClientService", clientHandler),
-			"AdminService":  rs.metrics.rpc.Instrument("AdminService", adminService{rs}),
+			"ClientService":      rs.metrics.rpc.Instrument("ClientService", clientHandler),
+			"AdminService":       rs.metrics.rpc.Instrument("AdminService", adminService{rs}),
+			meta.SnapshotService: rs.metrics.rpc.Instrument(meta.SnapshotService, newSnapshotService(rs)),
 		},
 		Logger: rs.log,
 	})
@@ -135,6 +136,7 @@ func Start(ctx context.Context, cfg Config) (*RegionServer, error) {
 		rs.Close()
 		return nil, fmt.Errorf("regionserver: info port: %w", err)
 	}
+	rs.sweepSnapshotImages(ctx)
 	if err := rs.register(ctx); err != nil {
 		rs.Close()
 		return nil, err

@@ -9,7 +9,6 @@ import (
 	"sync"
 
 	"github.com/cockroachdb/pebble/v2"
-	"github.com/cockroachdb/pebble/v2/objstorage/objstorageprovider"
 	"github.com/cockroachdb/pebble/v2/sstable"
 	"github.com/cockroachdb/pebble/v2/vfs"
 )
@@ -179,15 +178,10 @@ func (e *Engine) writeSST(ctx context.Context, path string, fill func(w *sstable
 	}
 	it := &Iterator{it: pit}
 	defer it.Close()
-	f, err := e.opts.FS.Create(path, vfs.WriteCategoryUnspecified)
+	w, err := e.newSSTWriter(path)
 	if err != nil {
 		return info, fmt.Errorf("storage: export: %w", err)
 	}
-	// Write back as we go (as Pebble does for its own SSTs): one fsync of
-	// a whole region's export at the end would stall the WAL's syncs.
-	f = NewSyncingFile(f)
-	w := sstable.NewWriter(objstorageprovider.NewFileWritable(f),
-		e.po.MakeWriterOptions(len(e.po.Levels)-1, e.db.TableFormat()))
 	if err := fill(w, it, &info.Keys); err != nil {
 		_ = w.Close()
 		_ = e.opts.FS.Remove(path)
