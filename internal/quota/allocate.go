@@ -1,5 +1,10 @@
 package quota
 
+import (
+	"cmp"
+	"slices"
+)
+
 // Demand is one server's report on one shared limit, in the limit's unit
 // per second.
 type Demand struct {
@@ -17,12 +22,16 @@ type Demand struct {
 const FloorFraction = 0.02
 
 // Allocate divides total among servers by demand, as Google's Doorman
-// does: each gets an equal floor (FloorFraction of total in all); the rest
-// goes in proportion to the wants when they exceed it, else each gets its
-// want and what is left goes to the servers that were held back (in
-// proportion to their wants), or, when none was, to all in proportion to
-// their wants (equally if nobody wants anything). The allocations sum to
-// total, so the cluster never admits more than the limit.
+// does: each gets an equal floor (FloorFraction of total in all). When the
+// wants fit in the rest, each gets its want and what is left goes to the
+// servers that were held back, in proportion to their wants (or, when none
+// was, to all in proportion to their wants; equally if nobody wants
+// anything), so a busy server gets what idle ones leave. When the wants
+// exceed the rest, it is shared max-min fairly (Doorman's FairShare): small
+// wants are met, the largest ones get equal parts of what remains, so
+// servers that are all held back converge to equal shares instead of
+// keeping whatever split they started from. The allocations sum to total,
+// so the cluster never admits more than the limit.
 func Allocate(total float64, demands []Demand) []float64 {
 	n := len(demands)
 	out := make([]float64, n)
@@ -43,8 +52,15 @@ func Allocate(total float64, demands []Demand) []float64 {
 	}
 	switch {
 	case sumWant >= rest:
-		for i, d := range demands {
-			out[i] = rest * max(d.Want, 0) / sumWant
+		order := make([]int, n)
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortFunc(order, func(a, b int) int { return cmp.Compare(demands[a].Want, demands[b].Want) })
+		remaining := rest
+		for k, i := range order {
+			out[i] = min(max(demands[i].Want, 0), remaining/float64(n-k))
+			remaining -= out[i]
 		}
 	default:
 		left := rest - sumWant

@@ -218,8 +218,10 @@ func TestAllocate(t *testing.T) {
 			[]float64{300 - 2*floor, floor, floor}},
 		{"light user keeps its want", []Demand{{Want: 150, Limited: true}, {Want: 24}, {}},
 			[]float64{300 - 2*floor - 24, 24 + floor, floor}},
-		{"oversubscribed: proportional", []Demand{{Want: 400, Limited: true}, {Want: 200, Limited: true}, {}},
-			[]float64{(300-3*floor)*2/3 + floor, (300-3*floor)/3 + floor, floor}},
+		{"oversubscribed: max-min fair", []Demand{{Want: 400, Limited: true}, {Want: 200, Limited: true}, {}},
+			[]float64{(300-3*floor)/2 + floor, (300-3*floor)/2 + floor, floor}},
+		{"oversubscribed: a small want is met", []Demand{{Want: 400, Limited: true}, {Want: 50, Limited: true}, {Want: 10}},
+			[]float64{300 - 3*floor - 60 + floor, 50 + floor, 10 + floor}},
 		{"nobody held back: headroom by want", []Demand{{Want: 30}, {Want: 10}, {}},
 			[]float64{30 + (300-3*floor-40)*0.75 + floor, 10 + (300-3*floor-40)*0.25 + floor, floor}},
 	} {
