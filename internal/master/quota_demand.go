@@ -35,13 +35,13 @@ func keyOf(r *hbasepb.QuotaUsageRow) rowKey {
 	return rowKey{s.GetUser(), s.GetNamespace(), s.GetTable(), s.GetRegionServer(), s.GetDefaultQuota(), r.GetThrottleType()}
 }
 
-// serverReport is a region server's latest report.
+// serverReport is what a region server last reported: its latest full
+// report updated by the partial ones since.
 type serverReport struct {
 	at           time.Time
 	hostID       string
 	live, onHost int
 	rows         map[rowKey]*hbasepb.QuotaUsageRow
-	orderedKeys  []rowKey
 }
 
 // quotaDemand is the master's cluster-wide view of quota usage, built from
@@ -86,26 +86,25 @@ func (s quotaService) Serve(_ context.Context, c *hbaserpc.Call) (hbaserpc.Respo
 // limits.
 func (d *quotaDemand) report(req *hbasepb.ReportQuotaUsageRequest) *hbasepb.ReportQuotaUsageResponse {
 	now := d.now()
-	r := &serverReport{at: now, hostID: req.GetHostId(), live: max(int(req.GetLiveServers()), 1),
-		onHost: max(int(req.GetHostInstances()), 1), rows: make(map[rowKey]*hbasepb.QuotaUsageRow, len(req.GetRow()))}
-	for _, row := range req.GetRow() {
-		k := keyOf(row)
-		if _, dup := r.rows[k]; !dup {
-			r.orderedKeys = append(r.orderedKeys, k)
-		}
-		r.rows[k] = row
-	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.reports[req.GetServer()] = r
+	r := d.reports[req.GetServer()]
+	if r == nil || req.GetFull() {
+		r = &serverReport{rows: make(map[rowKey]*hbasepb.QuotaUsageRow, len(req.GetRow()))}
+		d.reports[req.GetServer()] = r
+	}
+	r.at, r.hostID = now, req.GetHostId()
+	r.live, r.onHost = max(int(req.GetLiveServers()), 1), max(int(req.GetHostInstances()), 1)
+	for _, row := range req.GetRow() {
+		r.rows[keyOf(row)] = row
+	}
 	d.dropStaleLocked(now)
 	resp := &hbasepb.ReportQuotaUsageResponse{}
-	for _, k := range r.orderedKeys {
-		row := r.rows[k]
+	for _, row := range req.GetRow() {
 		if !row.GetShared() {
 			continue
 		}
-		f, ok := d.shareLocked(req.GetServer(), r, k, row, now)
+		f, ok := d.shareLocked(req.GetServer(), r, keyOf(row), row, now)
 		if !ok {
 			continue
 		}
@@ -183,8 +182,7 @@ func (d *quotaDemand) view() *hbasepb.ListQuotaUsageResponse {
 			continue
 		}
 		servers++
-		for _, k := range r.orderedKeys {
-			row := r.rows[k]
+		for k, row := range r.rows {
 			m := merged[k]
 			if m == nil {
 				m = &hbasepb.QuotaUsageRow{Subject: row.GetSubject(), ThrottleType: row.ThrottleType,
