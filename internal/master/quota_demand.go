@@ -3,6 +3,7 @@ package master
 import (
 	"cmp"
 	"context"
+	"math"
 	"slices"
 	"sync"
 	"time"
@@ -156,13 +157,13 @@ func (d *quotaDemand) shareLocked(self string, r *serverReport, k rowKey, row *h
 			me = i
 		}
 		if o := d.reports[addr].rows[k]; o != nil && o.GetShared() {
-			demands[i] = quota.Demand{Want: o.GetWant(), Limited: o.GetLimited()}
+			demands[i] = quota.Demand{Want: finite(o.GetWant()), Limited: o.GetLimited()}
 		}
 	}
 	if me < 0 {
 		return 0, false
 	}
-	limit := row.GetLimitPerSec()
+	limit := finite(row.GetLimitPerSec())
 	if limit <= 0 {
 		return 0, false
 	}
@@ -215,6 +216,15 @@ func (d *quotaDemand) view() *hbasepb.ListQuotaUsageResponse {
 		out.Row = append(out.Row, merged[k])
 	}
 	return out
+}
+
+// finite maps a reported rate that is negative, NaN or infinite (a broken
+// reporter) to 0, so it cannot poison the allocation.
+func finite(v float64) float64 {
+	if !(v >= 0) || math.IsInf(v, 1) {
+		return 0
+	}
+	return v
 }
 
 func b2i(b bool) int {

@@ -56,6 +56,13 @@ func TestQuotaDemandShares(t *testing.T) {
 	if f := onlyShare(t, resp); math.Abs(f-(1-quota.FloorFraction/2)) > 1e-9 {
 		t.Errorf("per-host share %v, want all but s2's floor", f)
 	}
+	// A broken reporter's wants count as none.
+	bad := usageRow("c", true, true, math.NaN(), true, 0)
+	d.report(reportReq("s2", "h1", 3, 2, false, bad))
+	f = onlyShare(t, d.report(reportReq("s1", "h1", 3, 2, false, usageRow("c", true, true, math.Inf(1), true, 20))))
+	if math.IsNaN(f) || f < 0 || f > 1 {
+		t.Errorf("share with broken wants: %v", f)
+	}
 	// Unshared rows get no share; the view sums rows over fresh servers.
 	if resp := d.report(reportReq("s2", "h1", 3, 2, false, usageRow("u", false, false, 10, false, 7))); len(resp.GetShare()) != 0 {
 		t.Errorf("unshared row got shares %v", resp.GetShare())
