@@ -192,6 +192,8 @@ func runRegionServer(args []string, stdout, stderr io.Writer) int {
 	quotaMode := fs.String("quota-mode", "queue", "weir.quota.throttle.mode: queue or reject")
 	quotaEnabled := fs.Bool("quota-enabled", true, "hbase.quota.enabled: enforce RPC quotas")
 	maxFileSize := fs.Int64("max-filesize", regionserver.DefaultMaxFileSize, "hbase.hregion.max.filesize: split a region whose data passes this many bytes (a table's MAX_FILESIZE overrides it)")
+	quotaPerHost := fs.Bool("quota-machine-per-host", true,
+		"weir.quota.machine.per.host: the instances on one host (--host-id) share each MACHINE-scope limit; false applies it to each instance, as HBase")
 	if !parseFlags(fs, args, stderr) {
 		return 2
 	}
@@ -220,7 +222,8 @@ func runRegionServer(args []string, stdout, stderr io.Writer) int {
 		rs, err := regionserver.Start(ctx, regionserver.Config{
 			DataDir: filepath.Join(*data, fmt.Sprintf("rs-%d", i)), Bind: sf.bind, Port: *port + i, InfoPort: *infoPort + i,
 			Advertise: *advertise, HostID: *hostID, Instance: i, Etcd: cli, Logger: log,
-			QuotaDisabled: !*quotaEnabled, QuotaMode: mode, Split: regionserver.SplitConfig{MaxFileSize: *maxFileSize},
+			QuotaDisabled: !*quotaEnabled, QuotaMode: mode, QuotaMachinePerInstance: !*quotaPerHost,
+			Split: regionserver.SplitConfig{MaxFileSize: *maxFileSize},
 		})
 		if err != nil {
 			fmt.Fprintf(stderr, "weir regionserver: instance %d: %v\n", i, err)

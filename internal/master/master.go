@@ -17,6 +17,7 @@ import (
 	"github.com/weirdb/weir/internal/hbaserpc"
 	"github.com/weirdb/weir/internal/lifecycle"
 	"github.com/weirdb/weir/internal/meta"
+	"github.com/weirdb/weir/internal/quota"
 	"github.com/weirdb/weir/internal/rpcmetrics"
 )
 
@@ -54,6 +55,9 @@ type Master struct {
 	regionOps sync.Mutex
 	procs     procedures
 	bal       balancerState
+
+	// quotaDemand is the cluster-wide quota usage view and share allocator.
+	quotaDemand *quotaDemand
 }
 
 // Start serves the master's RPCs at once (a backup answers the bootstrap
@@ -71,6 +75,7 @@ func Start(ctx context.Context, cfg Config) (*Master, error) {
 		group:     lifecycle.New(ctx),
 		startCode: time.Now().UnixMilli(),
 	}
+	m.quotaDemand = newQuotaDemand(nil)
 	var err error
 	if m.clusterID, err = m.catalog.ClusterID(ctx); err != nil {
 		return nil, err
@@ -100,6 +105,7 @@ func Start(ctx context.Context, cfg Config) (*Master, error) {
 			"ClientMetaService": m.metrics.rpc.Instrument("ClientMetaService", clientMetaService{m}),
 			"MasterService":     m.metrics.rpc.Instrument("MasterService", masterService{m}),
 			"ClientService":     m.metrics.rpc.Instrument("ClientService", newMetaClientService(m)),
+			"WeirQuotaService":  m.metrics.rpc.Instrument(quota.ReportServiceName, quotaService{m}),
 		},
 		Logger: m.log,
 	})

@@ -48,22 +48,6 @@ func (m *Master) callStore(ctx context.Context, live map[string]meta.ServerInfo,
 	return nil
 }
 
-// liveStores maps each store to its live region server (the newest
-// incarnation, as the assignment manager picks).
-func (m *Master) liveStores(ctx context.Context) (map[string]meta.ServerInfo, error) {
-	servers, err := m.catalog.Servers(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]meta.ServerInfo{}
-	for _, s := range servers {
-		if old, dup := out[s.StoreID]; !dup || s.StartCode > old.StartCode {
-			out[s.StoreID] = s
-		}
-	}
-	return out, nil
-}
-
 // eachStore runs fn for every store concurrently (one order per region
 // server, as HBase's snapshot procedure fans out to its region servers)
 // and returns the errors joined. The goroutines end before it returns.

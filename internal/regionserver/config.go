@@ -66,6 +66,12 @@ type Config struct {
 	QuotaMaxWait time.Duration
 	// Split sets automatic splitting by size (autosplit.go).
 	Split SplitConfig
+	// QuotaMachinePerInstance makes MACHINE-scope limits apply to each
+	// region server instance, as HBase does, instead of to each host
+	// (weir.quota.machine.per.host=false). By default the instances on one
+	// host (one HostID) share a MACHINE limit, so k instances do not get k
+	// times it.
+	QuotaMachinePerInstance bool
 	// Logger receives the server's logs. Default: discard.
 	Logger *slog.Logger
 }

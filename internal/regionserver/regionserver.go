@@ -55,6 +55,10 @@ type RegionServer struct {
 	// this server closed (or received by a move): regions opened later
 	// start above it, so rows that change region keep increasing versions.
 	clockFloor atomic.Int64
+
+	// quotaReport samples quota usage and reports it to the master; nil
+	// when quotas are disabled.
+	quotaReport *quotaReporter
 }
 
 // Start opens the store, starts serving RPCs, registers in the catalog and
@@ -97,7 +101,8 @@ func Start(ctx context.Context, cfg Config) (*RegionServer, error) {
 	rs.metrics = newMetrics(rs)
 	var clientHandler hbaserpc.Handler = rs.client
 	if !cfg.QuotaDisabled {
-		if rs.quota, err = newQuotaGate(rs.client, quota.Config{Mode: cfg.QuotaMode, MaxWait: cfg.QuotaMaxWait}, rs.log.Warn); err != nil {
+		if rs.quota, err = newQuotaGate(rs.client, quota.Config{Mode: cfg.QuotaMode, MaxWait: cfg.QuotaMaxWait},
+			cfg.HostID, !cfg.QuotaMachinePerInstance, rs.log.Warn); err != nil {
 			rs.client.Close()
 			_ = engine.Close()
 			return nil, err
@@ -108,6 +113,8 @@ func Start(ctx context.Context, cfg Config) (*RegionServer, error) {
 			rs.log.Warn("regionserver: bad quota settings", "err", err)
 		}
 		clientHandler = rs.quota
+		rs.quotaReport = newQuotaReporter(rs)
+		rs.metrics.reg.MustRegister(newQuotaCollector(rs))
 	}
 	rpc, err := hbaserpc.NewServer(hbaserpc.ServerConfig{
 		Addr:           net.JoinHostPort(cfg.Bind, strconv.Itoa(cfg.Port)),
@@ -148,6 +155,7 @@ func Start(ctx context.Context, cfg Config) (*RegionServer, error) {
 	}
 	if rs.quota != nil {
 		rs.group.Go(func(ctx context.Context) { rs.quota.follow(ctx, rs.catalog, cfg.Etcd) })
+		rs.group.Go(rs.quotaReport.run)
 	}
 	rs.log.Info("regionserver: started", "addr", rs.addr, "data", cfg.DataDir)
 	return rs, nil
