@@ -29,15 +29,20 @@ func newMetrics(rs *RegionServer) *rsMetrics {
 	return m
 }
 
-// serveHTTP serves /metrics on the info port until Close.
+// serveHTTP serves /metrics and the web UI on the info port until Close.
 func (rs *RegionServer) serveHTTP() error {
 	if rs.cfg.InfoPort < 0 {
 		return nil
 	}
-	h, err := rpcmetrics.ListenHTTP(rs.cfg.Bind, rs.cfg.InfoPort, rs.metrics.reg)
+	ui, err := rs.newUI()
 	if err != nil {
 		return err
 	}
+	h, err := rpcmetrics.ListenHTTP(rs.cfg.Bind, rs.cfg.InfoPort, rs.metrics.reg, ui.Register)
+	if err != nil {
+		return err
+	}
+	rs.group.Go(ui.Run)
 	rs.http, rs.infoAddr = h, h.Addr()
 	rs.group.Go(func(context.Context) {
 		if err := h.Serve(); err != nil {
