@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -175,7 +176,15 @@ func TestMetricsEndpoint(t *testing.T) {
 	must(t, cl.createTable(ctx, "m", families("cf")))
 	must(t, cl.put(ctx, "m", "r1", kv("cf", "q", "v")))
 
+	// Pebble's WAL writer records an fsync's latency just after waking the
+	// committers it synced, so the put's may lag its answer.
 	rs := scrape(t, c.RegionServers[0].InfoAddr())
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); rs = scrape(t, c.RegionServers[0].InfoAddr()) {
+		if n, _ := metricValue(rs, "weir_storage_wal_fsync_duration_seconds", nil); n >= 1 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	checkFamilies(t, "region server", rs, append(slices.Clone(rpcMetrics), regionServerMetrics...))
 	for _, check := range []struct {
 		name  string

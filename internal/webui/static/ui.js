@@ -102,9 +102,11 @@
   const svgNS = "http://www.w3.org/2000/svg";
 
   // drawChart draws series (name → [[t, v], ...]) and dashed limits
-  // (name → v) into an SVG whose viewBox is 600×160.
+  // (name → v) into an SVG, in its own pixels (the viewBox follows its
+  // size, so text is not stretched).
   function drawChart(svg, series, limits) {
-    const W = 600, H = 160, pad = 4;
+    const W = svg.clientWidth || 600, H = svg.clientHeight || 160, pad = 4;
+    svg.setAttribute("viewBox", "0 0 " + W + " " + H);
     let tmin = Infinity, tmax = -Infinity, vmax = 0, points = 0;
     for (const pts of Object.values(series)) {
       for (const [t, v] of pts) {
