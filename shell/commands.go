@@ -543,9 +543,13 @@ For example:
 		cmd(&Spec{Name: c.name, Group: "quotas", Usage: c.usage})
 	}
 	cmd(&Spec{Name: "list_quota_usage", Group: "quotas", Args: []ArgSpec{{"filter", KHash}}, Keys: quotaTargetKeys, Usage: `
-List the current usage against each quota: the requests and bytes consumed
-against throttles and the space used against space quotas. Filter like
-list_quotas.
+List the live usage of each throttle, cluster-wide (a Weir command; the
+region servers report to the master every 200 ms): per owner and throttle
+type, the recent rate per second (in requests, bytes, capacity units or ms
+by type), the limit as set and the sum of the servers' own limits (a
+CLUSTER limit is shared by demand; a MACHINE limit applies per host), the
+requests queued now, the requests admitted and rejected, and the total time
+requests waited. Filter like list_quotas.
 
   hbase> list_quota_usage
   hbase> list_quota_usage TABLE => 't1'

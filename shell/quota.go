@@ -18,9 +18,9 @@ func init() {
 	handlers["rpc_throttle_enabled"] = (*session).rpcThrottleEnabled
 	handlers["enable_exceed_throttle_quota"] = func(s *session, ctx context.Context, _ Command) error { return s.switchExceed(ctx, true) }
 	handlers["disable_exceed_throttle_quota"] = func(s *session, ctx context.Context, _ Command) error { return s.switchExceed(ctx, false) }
-	// The quota commands above are served; list_quota_usage is not yet.
+	// The quota commands above are served (list_quota_usage in
+	// quota_usage.go).
 	delete(unsupportedGroups, "quotas")
-	unsupportedCommands["list_quota_usage"] = true
 	unsupportedCommands["list_quota_snapshots"] = true
 	unsupportedCommands["list_quota_table_sizes"] = true
 }
@@ -119,17 +119,9 @@ func (s *session) setQuota(ctx context.Context, c Command) error {
 }
 
 func (s *session) listQuotas(ctx context.Context, c Command) error {
-	filters := map[string]*regexp.Regexp{}
-	for _, h := range hashArgs(c, 0) {
-		for _, k := range []string{"USER", "TABLE", "NAMESPACE", "REGIONSERVER"} {
-			if v, ok := hashString(h, k); ok {
-				re, err := regexp.Compile("^(?:" + v + ")$")
-				if err != nil {
-					return errorf("list_quotas: bad %s pattern %q: %v", k, v, err)
-				}
-				filters[k] = re
-			}
-		}
+	filters, err := quotaFilters(c)
+	if err != nil {
+		return err
 	}
 	entries, err := s.conn.Admin().ListQuotas(ctx)
 	if err != nil {

@@ -190,6 +190,8 @@ func runRegionServer(args []string, stdout, stderr io.Writer) int {
 	advertise := fs.String("advertise", "", "host name clients use to reach these servers (default: --bind)")
 	quotaMode := fs.String("quota-mode", "queue", "weir.quota.throttle.mode: queue or reject")
 	quotaEnabled := fs.Bool("quota-enabled", true, "hbase.quota.enabled: enforce RPC quotas")
+	quotaPerHost := fs.Bool("quota-machine-per-host", true,
+		"weir.quota.machine.per.host: the instances on one host (--host-id) share each MACHINE-scope limit; false applies it to each instance, as HBase")
 	if !parseFlags(fs, args, stderr) {
 		return 2
 	}
@@ -218,7 +220,7 @@ func runRegionServer(args []string, stdout, stderr io.Writer) int {
 		rs, err := regionserver.Start(ctx, regionserver.Config{
 			DataDir: filepath.Join(*data, fmt.Sprintf("rs-%d", i)), Bind: sf.bind, Port: *port + i, InfoPort: *infoPort + i,
 			Advertise: *advertise, HostID: *hostID, Instance: i, Etcd: cli, Logger: log,
-			QuotaDisabled: !*quotaEnabled, QuotaMode: mode,
+			QuotaDisabled: !*quotaEnabled, QuotaMode: mode, QuotaMachinePerInstance: !*quotaPerHost,
 		})
 		if err != nil {
 			fmt.Fprintf(stderr, "weir regionserver: instance %d: %v\n", i, err)

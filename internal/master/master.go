@@ -17,6 +17,7 @@ import (
 	"github.com/weirdb/weir/internal/hbaserpc"
 	"github.com/weirdb/weir/internal/lifecycle"
 	"github.com/weirdb/weir/internal/meta"
+	"github.com/weirdb/weir/internal/quota"
 	"github.com/weirdb/weir/internal/rpcmetrics"
 )
 
@@ -50,6 +51,9 @@ type Master struct {
 	// region is never handed to two servers.
 	assignMu sync.Mutex
 	procs    procedures
+
+	// quotaDemand is the cluster-wide quota usage view and share allocator.
+	quotaDemand *quotaDemand
 }
 
 // Start serves the master's RPCs at once (a backup answers the bootstrap
@@ -67,6 +71,7 @@ func Start(ctx context.Context, cfg Config) (*Master, error) {
 		group:     lifecycle.New(ctx),
 		startCode: time.Now().UnixMilli(),
 	}
+	m.quotaDemand = newQuotaDemand(nil)
 	var err error
 	if m.clusterID, err = m.catalog.ClusterID(ctx); err != nil {
 		return nil, err
@@ -96,6 +101,7 @@ func Start(ctx context.Context, cfg Config) (*Master, error) {
 			"ClientMetaService": m.metrics.rpc.Instrument("ClientMetaService", clientMetaService{m}),
 			"MasterService":     m.metrics.rpc.Instrument("MasterService", masterService{m}),
 			"ClientService":     m.metrics.rpc.Instrument("ClientService", newMetaClientService(m)),
+			"WeirQuotaService":  m.metrics.rpc.Instrument(quota.ReportServiceName, quotaService{m}),
 		},
 		Logger: m.log,
 	})

@@ -16,6 +16,9 @@ var ErrThrottled = errors.New("quota: throttled")
 type ThrottledError struct {
 	Type ThrottleType
 	Wait time.Duration
+	// lim is the limiter that refused (nil when not from a Checker): usage
+	// accounting blames it for the wait or the rejection.
+	lim *subjectLimiter
 }
 
 // throttleMessages are the type texts of HBase's RpcThrottlingException

@@ -21,6 +21,9 @@ type RateLimiter struct {
 	rate  float64       // tokens per nanosecond: limit / unit
 	avail float64       // may be negative (debt); never above limit
 	last  int64         // clock reading (ns) of the last refill; 0 before first use
+	// taken counts the tokens consumed since the limiter was made, net of
+	// refunds: usage reporting differences it into a rate.
+	taken float64
 }
 
 // NewRateLimiter returns a full limiter of limit tokens per unit.
@@ -99,7 +102,7 @@ func (r *RateLimiter) waitFor(need float64) time.Duration {
 // above the limit needs only a full bucket and then goes into debt.
 func (r *RateLimiter) TryConsume(now time.Time, n int64) (ok bool, wait time.Duration) {
 	if ok, wait = r.checkNs(clockNs(now), n); ok {
-		r.avail -= float64(n)
+		r.adjust(float64(n))
 	}
 	return ok, wait
 }
@@ -115,6 +118,7 @@ func (r *RateLimiter) Consume(now time.Time, n int64) {
 // adjust takes n tokens without refilling (used under a lock where time is
 // not at hand: charging a grant).
 func (r *RateLimiter) adjust(n float64) {
+	r.taken += n
 	if r.avail -= n; r.avail > r.limit {
 		r.avail = r.limit
 	}
@@ -127,6 +131,16 @@ func (r *RateLimiter) adjust(n float64) {
 // capacity, so "10req/sec" → "600req/min" does not hand out a burst.
 func (r *RateLimiter) Update(now time.Time, limit float64, unit time.Duration) {
 	r.updateNs(clockNs(now), limit, unit)
+}
+
+// rescaleNs changes the limit when this server's share of a shared limit
+// moves (quota.Split). Unlike Update it never adds tokens: the balance is
+// only capped at the new capacity, so shares that move every report cannot
+// hand out bursts.
+func (r *RateLimiter) rescaleNs(now int64, limit float64) {
+	r.refillNs(now)
+	r.limit, r.rate = limit, limit/float64(r.unit)
+	r.avail = math.Min(r.avail, limit)
 }
 
 func (r *RateLimiter) updateNs(now int64, limit float64, unit time.Duration) {

@@ -59,7 +59,9 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 func (a *Admitter) Admit(ctx context.Context, req Request) (Grant, error) {
 	now := a.nowFn()
 	if a.mode == ModeReject {
-		return a.checker.Check(now, req)
+		g, err := a.checker.Check(now, req)
+		noteRejected(err)
+		return g, err
 	}
 	deadline := now.Add(a.maxWait)
 	t := a.acquireLane(req.User)
@@ -76,9 +78,15 @@ func (a *Admitter) Admit(ctx context.Context, req Request) (Grant, error) {
 		}
 		// Give up now, with the hint, when the tokens cannot be due in time.
 		if now.Add(te.Wait).After(deadline) {
+			noteRejected(te)
 			return Grant{}, te
 		}
-		if err := a.sleepFn(ctx, te.Wait); err != nil {
+		t.blockedOn = te.lim
+		a.setBlocker(t, te.lim)
+		noteWaiting(te.lim, true, 0)
+		err = a.sleepFn(ctx, te.Wait)
+		noteWaiting(te.lim, false, a.nowFn().Sub(now))
+		if err != nil {
 			return Grant{}, err
 		}
 	}
@@ -89,6 +97,9 @@ type lane struct {
 	refs    int             // guarded by Admitter.mu: requests holding or waiting
 	waiters []chan struct{} // guarded by Admitter.mu, in arrival order
 	busy    bool            // guarded by Admitter.mu
+	// blocker is the limiter the head waits on (guarded by Admitter.mu;
+	// usage counts the waiters behind it as queued there).
+	blocker *subjectLimiter
 }
 
 // acquireLane registers a request on its tenant's lane and returns its
@@ -119,6 +130,8 @@ type laneTicket struct {
 	l    *lane
 	ch   chan struct{} // closed when this ticket becomes the head
 	head bool
+	// blockedOn is the limiter this request last waited on, if any.
+	blockedOn *subjectLimiter
 }
 
 func (t *laneTicket) wait(ctx context.Context) error {
@@ -150,6 +163,9 @@ func (a *Admitter) releaseLane(user string, t *laneTicket) {
 	defer a.mu.Unlock()
 	l := t.l
 	if t.head {
+		if t.blockedOn == nil {
+			l.blocker = nil // this head passed without waiting: not blocked
+		}
 		if len(l.waiters) > 0 {
 			next := l.waiters[0]
 			l.waiters = l.waiters[1:]

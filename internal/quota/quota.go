@@ -118,22 +118,32 @@ type subjectLimiter struct {
 		// set has bit t set when type t is limited; rl[t] is its limiter.
 		set uint16
 		rl  [numThrottleTypes + 1]RateLimiter
+		// tq[t] is type t's throttle as set; factor[t] scales it to this
+		// server's limit (its share of a CLUSTER or per-host limit).
+		tq     [numThrottleTypes + 1]TimedQuota
+		factor [numThrottleTypes + 1]float64
+		// admitted counts the requests this limiter admitted.
+		admitted uint64
 	}
+	// use is the usage accounting kept outside the lock (usage.go).
+	use limiterUse
 }
 
 // setLimits installs the throttles, keeping the balances of types that stay
 // limited (RateLimiter.Update).
-func (l *subjectLimiter) setLimits(now int64, ths map[ThrottleType]TimedQuota, factor func(Scope) float64) {
+func (l *subjectLimiter) setLimits(now int64, ths map[ThrottleType]TimedQuota, factor func(ThrottleType, Scope) float64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var set uint16
 	for t, tq := range ths {
-		limit := float64(tq.Limit.Amount) * factor(tq.Scope)
+		f := factor(t, tq.Scope)
+		limit := float64(tq.Limit.Amount) * f
 		if l.mu.set&(1<<t) != 0 {
 			l.mu.rl[t].updateNs(now, limit, tq.Limit.Per)
 		} else {
 			l.mu.rl[t] = NewRateLimiter(limit, tq.Limit.Per)
 		}
+		l.mu.tq[t], l.mu.factor[t] = tq, f
 		set |= 1 << t
 	}
 	l.mu.set = set
@@ -162,8 +172,18 @@ func (l *subjectLimiter) tryConsume(now int64, a *amounts, mask uint16) (bool, T
 		t := ThrottleType(bits.TrailingZeros16(b))
 		l.mu.rl[t].adjust(float64(a[t]))
 	}
+	l.mu.admitted++
 	l.mu.Unlock()
 	return true, 0, 0
+}
+
+// refund gives back what tryConsume took for a request that another
+// limiter refused.
+func (l *subjectLimiter) refund(a *amounts, mask uint16) {
+	l.adjust(a, mask, -1)
+	l.mu.Lock()
+	l.mu.admitted--
+	l.mu.Unlock()
 }
 
 // adjust takes sign × a[t] from each limited type in mask.
@@ -211,6 +231,8 @@ type Checker struct {
 	defaultQuota map[ThrottleType]TimedQuota
 
 	state atomic.Pointer[checkerState]
+	// split, once SetSplit is called, scales shared limits (share.go).
+	split atomic.Pointer[Split]
 
 	updateMu sync.Mutex // serializes Update
 
@@ -289,7 +311,7 @@ func (c *Checker) Update(st Settings, now time.Time) error {
 		if l == nil {
 			l = &subjectLimiter{subject: s}
 		}
-		l.setLimits(c.clock(now), q.Throttles, c.scopeFactor(s))
+		l.setLimits(c.clock(now), q.Throttles, c.factorFor(s))
 		ns.all[s] = l
 		switch s.Kind() {
 		case SubjectUser:
@@ -325,18 +347,28 @@ func (c *Checker) Update(st Settings, now time.Time) error {
 	return nil
 }
 
-// scopeFactor returns how a limit of subject s is scaled on this server:
-// 1 for MACHINE scope; for CLUSTER scope HBase's static split.
-func (c *Checker) scopeFactor(s Subject) func(Scope) float64 {
-	return func(sc Scope) float64 {
-		if sc != ScopeCluster {
-			return 1
-		}
-		if k := s.Kind(); (k == SubjectTable || k == SubjectUserTable) && c.cfg.TableShare != nil {
-			return c.cfg.TableShare(s.Namespace, s.Table)
-		}
-		return 1 / float64(c.cfg.NumServers)
+// factorFor returns how a limit of subject s is scaled on this server (see
+// factor).
+func (c *Checker) factorFor(s Subject) func(ThrottleType, Scope) float64 {
+	sp := c.split.Load()
+	return func(t ThrottleType, sc Scope) float64 { return c.factor(sp, s, t, sc) }
+}
+
+// factor is the fraction of subject s's type-t limit this server enforces:
+// by the Split when one is set (a master-assigned share, the static CLUSTER
+// split, the per-host MACHINE split); else 1 for MACHINE scope and HBase's
+// static split for CLUSTER scope.
+func (c *Checker) factor(sp *Split, s Subject, t ThrottleType, sc Scope) float64 {
+	if sp != nil {
+		return sp.factor(s, t, sc)
 	}
+	if sc != ScopeCluster {
+		return 1
+	}
+	if k := s.Kind(); (k == SubjectTable || k == SubjectUserTable) && c.cfg.TableShare != nil {
+		return c.cfg.TableShare(s.Namespace, s.Table)
+	}
+	return 1 / float64(c.cfg.NumServers)
 }
 
 // clock reads now on the limiters' monotonic clock (never 0, which means
@@ -355,7 +387,7 @@ func (c *Checker) defaultLimiter(user string, now time.Time) *subjectLimiter {
 	defer c.defaults.Unlock()
 	if l = c.defaults.m[user]; l == nil {
 		l = &subjectLimiter{subject: UserSubject(user), isDefault: true}
-		l.setLimits(c.clock(now), c.defaultQuota, func(Scope) float64 { return 1 })
+		l.setLimits(c.clock(now), c.defaultQuota, func(ThrottleType, Scope) float64 { return 1 })
 		c.defaults.m[user] = l
 	}
 	return l
@@ -433,9 +465,9 @@ func (c *Checker) Check(now time.Time, req Request) (Grant, error) {
 		ok, t, wait := g.lims[i].tryConsume(ns, &a, mask)
 		if !ok {
 			for j := 0; j < i; j++ {
-				g.lims[j].adjust(&a, mask, -1)
+				g.lims[j].refund(&a, mask)
 			}
-			return Grant{}, &ThrottledError{Type: t, Wait: wait}
+			return Grant{}, &ThrottledError{Type: t, Wait: wait, lim: g.lims[i]}
 		}
 	}
 	g.c, g.n, g.mask = c, int8(n), mask

@@ -60,6 +60,12 @@ type Config struct {
 	// QuotaMaxWait bounds a queued request's wait before it is rejected.
 	// Default 5 s.
 	QuotaMaxWait time.Duration
+	// QuotaMachinePerInstance makes MACHINE-scope limits apply to each
+	// region server instance, as HBase does, instead of to each host
+	// (weir.quota.machine.per.host=false). By default the instances on one
+	// host (one HostID) share a MACHINE limit, so k instances do not get k
+	// times it.
+	QuotaMachinePerInstance bool
 	// Logger receives the server's logs. Default: discard.
 	Logger *slog.Logger
 }

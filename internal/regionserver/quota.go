@@ -33,6 +33,9 @@ type quotaGate struct {
 	cfg  quota.Config
 
 	mu       sync.Mutex // serialises updates
+	share    shareState // guarded by mu (quota_report.go)
+	hostID   string     // this server's host, for per-host budgets
+	perHost  bool       // MACHINE limits are per host (weir.quota.machine.per.host)
 	checker  atomic.Pointer[quota.Checker]
 	admitter atomic.Pointer[quota.Admitter]
 	throttle atomic.Bool // /weir/quotas/rpc-throttle
@@ -42,14 +45,17 @@ type quotaGate struct {
 	scanners sync.Map // uint64 → meta.TableName
 }
 
-func newQuotaGate(next hbaserpc.Handler, cfg quota.Config, log func(string, ...any)) (*quotaGate, error) {
+func newQuotaGate(next hbaserpc.Handler, cfg quota.Config, hostID string, perHost bool, log func(string, ...any)) (*quotaGate, error) {
 	cfg.EnsureDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	g := &quotaGate{next: next, cfg: cfg, log: log}
+	g := &quotaGate{next: next, cfg: cfg, log: log, hostID: hostID, perHost: perHost}
 	c, err := quota.NewChecker(cfg, quota.Settings{}, time.Now())
 	if err != nil {
+		return nil, err
+	}
+	if err := g.applySplitLocked(c, time.Now()); err != nil {
 		return nil, err
 	}
 	g.checker.Store(c)
@@ -75,23 +81,12 @@ func (g *quotaGate) setMode(m quota.Mode) error {
 	return g.reconfigureLocked(cfg)
 }
 
-// setServers divides CLUSTER-scope limits among n live region servers, as
-// HBase's static split does (a new checker when n changes: limiter state
-// restarts, which a server joining or leaving makes acceptable).
-func (g *quotaGate) setServers(n int) error {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if n < 1 || n == g.cfg.NumServers {
-		return nil
-	}
-	cfg := g.cfg
-	cfg.NumServers = n
-	return g.reconfigureLocked(cfg)
-}
-
 func (g *quotaGate) reconfigureLocked(cfg quota.Config) error {
 	c, err := quota.NewChecker(cfg, g.checker.Load().Settings(), time.Now())
 	if err != nil {
+		return err
+	}
+	if err := g.applySplitLocked(c, time.Now()); err != nil {
 		return err
 	}
 	g.cfg = cfg
@@ -115,7 +110,7 @@ func (g *quotaGate) follow(ctx context.Context, catalog *meta.Catalog, cli *clie
 		if err == nil {
 			var servers []meta.ServerInfo
 			if servers, err = catalog.Servers(ctx); err == nil {
-				err = g.setServers(len(servers))
+				err = g.setPeers(servers)
 			}
 		}
 		if err != nil && ctx.Err() == nil {

@@ -45,6 +45,10 @@ type RegionServer struct {
 	storeID   string // the store's id, stable across restarts
 	startCode int64
 	clusterID string
+
+	// quotaReport samples quota usage and reports it to the master; nil
+	// when quotas are disabled.
+	quotaReport *quotaReporter
 }
 
 // Start opens the store, starts serving RPCs, registers in the catalog and
@@ -85,7 +89,8 @@ func Start(ctx context.Context, cfg Config) (*RegionServer, error) {
 	rs.metrics = newMetrics(rs)
 	var clientHandler hbaserpc.Handler = rs.client
 	if !cfg.QuotaDisabled {
-		if rs.quota, err = newQuotaGate(rs.client, quota.Config{Mode: cfg.QuotaMode, MaxWait: cfg.QuotaMaxWait}, rs.log.Warn); err != nil {
+		if rs.quota, err = newQuotaGate(rs.client, quota.Config{Mode: cfg.QuotaMode, MaxWait: cfg.QuotaMaxWait},
+			cfg.HostID, !cfg.QuotaMachinePerInstance, rs.log.Warn); err != nil {
 			rs.client.Close()
 			_ = engine.Close()
 			return nil, err
@@ -96,6 +101,8 @@ func Start(ctx context.Context, cfg Config) (*RegionServer, error) {
 			rs.log.Warn("regionserver: bad quota settings", "err", err)
 		}
 		clientHandler = rs.quota
+		rs.quotaReport = newQuotaReporter(rs)
+		rs.metrics.reg.MustRegister(newQuotaCollector(rs))
 	}
 	rpc, err := hbaserpc.NewServer(hbaserpc.ServerConfig{
 		Addr:           net.JoinHostPort(cfg.Bind, strconv.Itoa(cfg.Port)),
@@ -131,6 +138,7 @@ func Start(ctx context.Context, cfg Config) (*RegionServer, error) {
 	rs.group.Go(rs.assignmentLoop)
 	if rs.quota != nil {
 		rs.group.Go(func(ctx context.Context) { rs.quota.follow(ctx, rs.catalog, cfg.Etcd) })
+		rs.group.Go(rs.quotaReport.run)
 	}
 	rs.log.Info("regionserver: started", "addr", rs.addr, "data", cfg.DataDir)
 	return rs, nil

@@ -1,0 +1,142 @@
+package cluster
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/weirdb/weir/internal/hbasepb"
+	"github.com/weirdb/weir/internal/quota"
+)
+
+// scopedThrottle is throttleReq with a scope.
+func scopedThrottle(user string, t quota.ThrottleType, limit uint64, scope hbasepb.QuotaScope) *hbasepb.SetQuotaRequest {
+	req := throttleReq(user, t, limit)
+	req.Throttle.TimedQuota.Scope = scope.Enum()
+	return req
+}
+
+// spreadTable creates table with one region per split point plus one, waits
+// until all are assigned, and returns a row of a region on each server
+// that holds one.
+func spreadTable(t *testing.T, ctx context.Context, cl *testClient, table string, splits ...string) map[string]string {
+	t.Helper()
+	var keys [][]byte
+	for _, s := range splits {
+		keys = append(keys, []byte(s))
+	}
+	must(t, cl.createTable(ctx, table, families("f"), keys...))
+	must(t, cl.waitAssigned(ctx, table, len(splits)+1))
+	locs, err := cl.regions(ctx, table)
+	must(t, err)
+	rows := map[string]string{}
+	for _, l := range locs {
+		row := string(l.Region.StartKey) // a region's start key is in it
+		if row == "" {
+			row = "0" // before every split point
+		}
+		if _, ok := rows[l.Server]; !ok {
+			rows[l.Server] = row
+			must(t, cl.put(ctx, table, row, kv("f", "q", "v")))
+		}
+	}
+	return rows
+}
+
+// getters opens n Get callers of user on row (which must be on server).
+func getters(t *testing.T, ctx context.Context, cl *testClient, user, table, row string, n int) []*userGetter {
+	var out []*userGetter
+	for i := 0; i < n; i++ {
+		out = append(out, newUserGetter(t, ctx, cl, user, table, row))
+	}
+	return out
+}
+
+// TestQuotaClusterScopeSkew: a CLUSTER-scope limit of 300 req/s on 3
+// region servers, with all of the user's traffic on one server, is met
+// within ±5% because the master hands that server the share it asks for
+// (HBase's static split would give it 100 req/s). With the master gone
+// the servers fall back to the static split within about a second.
+func TestQuotaClusterScopeSkew(t *testing.T) {
+	c := startCluster(t, Config{RegionServers: 3})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cl := newClient(t, c.MasterAddr())
+	rows := spreadTable(t, ctx, cl, "qs", "b", "c", "d", "e", "f")
+	if len(rows) != 3 {
+		t.Fatalf("regions on %d servers, want 3", len(rows))
+	}
+	const limit = 300
+	must(t, cl.setQuota(ctx, scopedThrottle("c", quota.RequestNumber, limit, hbasepb.QuotaScope_CLUSTER)))
+	hot := c.RegionServers[0].Addr()
+	g := getters(t, ctx, cl, "c", "qs", rows[hot], 8)
+
+	rate, failed := loadRate(ctx, g, 1500*time.Millisecond, 3*time.Second)
+	t.Logf("skewed CLUSTER limit %d req/s on 3 servers: %.1f req/s (error %+.1f%%), %d failed", limit, rate,
+		(rate-limit)/limit*100, failed)
+	if rate < 0.95*limit || rate > 1.05*limit || failed != 0 {
+		t.Errorf("skewed CLUSTER limit: %.1f req/s with %d failures, want %d±5%% and none", rate, failed, limit)
+	}
+	row, ok := usageRow(c.RegionServers[0].QuotaUsage(), "c")
+	if !ok || row.Factor < 0.9 {
+		t.Errorf("hot server's share of the limit: %+v, want > 0.9", row)
+	}
+
+	// The master goes away: after ~1 s the servers use the static split,
+	// 1/3 of the limit each, which is what HBase gives the hot server.
+	c.Master.Close()
+	c.Master = nil
+	rate, failed = loadRate(ctx, g, 1500*time.Millisecond, 2*time.Second)
+	static := float64(limit) / 3
+	t.Logf("master gone, static split: %.1f req/s (static share %.0f), %d failed", rate, static, failed)
+	if rate < 0.9*static || rate > 1.1*static {
+		t.Errorf("static fallback: %.1f req/s, want %.0f±10%%", rate, static)
+	}
+	if row, _ := usageRow(c.RegionServers[0].QuotaUsage(), "c"); row.Factor != 1.0/3 {
+		t.Errorf("fallback factor %v, want 1/3", row.Factor)
+	}
+}
+
+// TestQuotaPerHostBudget: with hosts h1 (two instances) and h2 (one), a
+// MACHINE limit of 100 req/s is shared by h1's instances, by demand: one
+// busy instance gets nearly all of it, two busy ones together get 100, not
+// 200; h2's instance has its own 100.
+func TestQuotaPerHostBudget(t *testing.T) {
+	c := startCluster(t, Config{RegionServers: 3, HostIDs: []string{"h1", "h1", "h2"}})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cl := newClient(t, c.MasterAddr())
+	rows := spreadTable(t, ctx, cl, "qh", "b", "c", "d", "e", "f")
+	if len(rows) != 3 {
+		t.Fatalf("regions on %d servers, want 3", len(rows))
+	}
+	const limit = 100
+	must(t, cl.setQuota(ctx, throttleReq("m", quota.RequestNumber, limit)))
+	a, b, h2 := c.RegionServers[0].Addr(), c.RegionServers[1].Addr(), c.RegionServers[2].Addr()
+
+	ga := getters(t, ctx, cl, "m", "qh", rows[a], 4)
+	rate, _ := loadRate(ctx, ga, 1500*time.Millisecond, 2*time.Second)
+	t.Logf("one busy instance of h1: %.1f req/s (limit %d per host)", rate, limit)
+	if rate < 0.95*limit || rate > 1.05*limit {
+		t.Errorf("one busy instance of h1: %.1f req/s, want %d±5%%", rate, limit)
+	}
+
+	gb := getters(t, ctx, cl, "m", "qh", rows[b], 4)
+	gh := getters(t, ctx, cl, "m", "qh", rows[h2], 4)
+	var rh1, rh2 float64
+	done := make(chan struct{})
+	go func() { defer close(done); rh2, _ = loadRate(ctx, gh, 1500*time.Millisecond, 2*time.Second) }()
+	rh1, _ = loadRate(ctx, append(ga, gb...), 1500*time.Millisecond, 2*time.Second)
+	<-done
+	t.Logf("both instances of h1: %.1f req/s together; h2: %.1f req/s", rh1, rh2)
+	for i, rs := range c.RegionServers {
+		row, _ := usageRow(rs.QuotaUsage(), "m")
+		t.Logf("server %d (%s): factor %.3f, limit %.1f/s, rate %.1f/s, queued %d", i, rs.Addr(), row.Factor, row.Limit, row.Rate, row.Queued)
+	}
+	if rh1 < 0.95*limit || rh1 > 1.05*limit {
+		t.Errorf("h1's two busy instances: %.1f req/s together, want %d±5%% (not %d)", rh1, limit, 2*limit)
+	}
+	if rh2 < 0.95*limit || rh2 > 1.05*limit {
+		t.Errorf("h2: %.1f req/s, want its own %d±5%%", rh2, limit)
+	}
+}

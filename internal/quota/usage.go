@@ -1,0 +1,233 @@
+package quota
+
+import (
+	"cmp"
+	"errors"
+	"math"
+	"slices"
+	"sync/atomic"
+	"time"
+)
+
+// limiterUse is a subject limiter's accounting of waits and rejections.
+// It is touched only on the throttled path (a refused check), never on an
+// admitted request's path, so plain atomics cost the hot path nothing.
+type limiterUse struct {
+	queued   atomic.Int64  // requests held now, waiting for this limiter's tokens
+	rejected atomic.Uint64 // requests refused by this limiter (RpcThrottlingException)
+	waitNs   atomic.Int64  // total time requests waited on this limiter
+}
+
+// Usage is one row of live usage: one limited throttle type of one
+// subject on this server. Admitted, Rejected, Queued and Wait count
+// requests of the subject's limiter as a whole, so they repeat on each of
+// its types' rows.
+type Usage struct {
+	Subject Subject
+	// Default marks a user's default quota (hbase.quota.default.user.*).
+	Default bool
+	Type    ThrottleType
+	// Quota is the throttle as set; Factor is this server's fraction of it
+	// (1 for an unshared MACHINE limit).
+	Quota  TimedQuota
+	Factor float64
+	// Limit is this server's limit in Type's unit per second.
+	Limit float64
+	// Available is the tokens in the bucket now (negative in debt).
+	Available float64
+	// Consumed is the units taken since the limiter was made (net of
+	// refunds); Rate is its recent rate per second (filled by UsageRates).
+	Consumed float64
+	Rate     float64
+	// Admitted and Rejected count requests since the limiter was made;
+	// Queued is how many are held now waiting for its tokens; Wait is the
+	// total time requests waited on it.
+	Admitted, Rejected uint64
+	Queued             int64
+	Wait               time.Duration
+}
+
+// Key identifies the row's limiter and type across snapshots.
+func (u *Usage) Key() UsageKey { return UsageKey{u.Subject, u.Default, u.Type} }
+
+// UsageKey identifies one usage row.
+type UsageKey struct {
+	Subject Subject
+	Default bool
+	Type    ThrottleType
+}
+
+// appendUsage appends l's rows.
+func (l *subjectLimiter) appendUsage(out []Usage, now int64) []Usage {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for t := RequestNumber; t <= RequestHandlerUsageMs; t++ {
+		if l.mu.set&(1<<t) == 0 {
+			continue
+		}
+		rl := &l.mu.rl[t]
+		rl.refillNs(now)
+		limit, per := rl.Limit()
+		out = append(out, Usage{
+			Subject:   l.subject,
+			Default:   l.isDefault,
+			Type:      t,
+			Quota:     l.mu.tq[t],
+			Factor:    l.mu.factor[t],
+			Limit:     limit / per.Seconds(),
+			Available: rl.avail,
+			Consumed:  rl.taken,
+			Admitted:  l.mu.admitted,
+			Rejected:  l.use.rejected.Load(),
+			Queued:    l.use.queued.Load(),
+			Wait:      time.Duration(l.use.waitNs.Load()),
+		})
+	}
+	return out
+}
+
+// Usage returns a row per limited type of every subject limiter, including
+// the default user quotas in use, sorted by subject and type. It takes each
+// limiter's lock briefly; it is meant for a reporter's tick, not the
+// request path.
+func (c *Checker) Usage(now time.Time) []Usage {
+	st := c.state.Load()
+	clock := c.clock(now)
+	var out []Usage
+	for _, l := range st.all {
+		out = l.appendUsage(out, clock)
+	}
+	c.defaults.RLock()
+	defaults := make([]*subjectLimiter, 0, len(c.defaults.m))
+	for _, l := range c.defaults.m {
+		defaults = append(defaults, l)
+	}
+	c.defaults.RUnlock()
+	for _, l := range defaults {
+		out = l.appendUsage(out, clock)
+	}
+	slices.SortFunc(out, func(a, b Usage) int { return compareUsageKeys(a.Key(), b.Key()) })
+	return out
+}
+
+func compareUsageKeys(a, b UsageKey) int {
+	return cmp.Or(cmp.Compare(a.Subject.User, b.Subject.User), cmp.Compare(a.Subject.Namespace, b.Subject.Namespace),
+		cmp.Compare(a.Subject.Table, b.Subject.Table), cmp.Compare(a.Subject.RegionServer, b.Subject.RegionServer),
+		cmp.Compare(b2i(a.Default), b2i(b.Default)), cmp.Compare(a.Type, b.Type))
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// blamed returns the limiter a throttling error came from, or nil.
+func blamed(err error) *subjectLimiter {
+	var te *ThrottledError
+	if errors.As(err, &te) {
+		return te.lim
+	}
+	return nil
+}
+
+// noteRejected counts a rejection against the limiter that refused.
+func noteRejected(err error) {
+	if l := blamed(err); l != nil {
+		l.use.rejected.Add(1)
+	}
+}
+
+// noteWaiting marks a request as held on l (d > 0 when the wait ends:
+// -1 queued and d added to the total wait).
+func noteWaiting(l *subjectLimiter, start bool, d time.Duration) {
+	if l == nil {
+		return
+	}
+	if start {
+		l.use.queued.Add(1)
+		return
+	}
+	l.use.queued.Add(-1)
+	l.use.waitNs.Add(int64(d))
+}
+
+// Usage is the Checker's usage with the Admitter's queues added: requests
+// waiting in a tenant's lane behind a head that waits on a limiter count as
+// queued on that limiter too.
+func (a *Admitter) Usage(now time.Time) []Usage {
+	rows := a.checker.Usage(now)
+	behind := map[*subjectLimiter]int64{}
+	a.mu.Lock()
+	for _, l := range a.mu.lanes {
+		if l.blocker != nil && l.refs > 1 {
+			behind[l.blocker] += int64(l.refs - 1)
+		}
+	}
+	a.mu.Unlock()
+	if len(behind) == 0 {
+		return rows
+	}
+	st := a.checker.state.Load()
+	for i := range rows {
+		if rows[i].Default {
+			continue
+		}
+		if l := st.all[rows[i].Subject]; l != nil {
+			rows[i].Queued += behind[l]
+		}
+	}
+	return rows
+}
+
+// setBlocker records which limiter a lane's head waits on (nil: none).
+func (a *Admitter) setBlocker(t *laneTicket, l *subjectLimiter) {
+	a.mu.Lock()
+	t.l.blocker = l
+	a.mu.Unlock()
+}
+
+// UsageRates turns successive usage snapshots into recent rates: an
+// exponentially weighted moving average of the consumption with time
+// constant Tau (default 1 s), so a rate follows a change within a few
+// Tau and does not jump with each sample. Not safe for concurrent use.
+type UsageRates struct {
+	Tau  time.Duration
+	prev map[UsageKey]rateState
+}
+
+type rateState struct {
+	consumed float64
+	at       time.Time
+	rate     float64
+}
+
+// Observe fills rows[i].Rate from the consumption since the previous
+// Observe. A row seen for the first time gets rate 0; rows no longer
+// present are forgotten.
+func (r *UsageRates) Observe(rows []Usage, now time.Time) {
+	tau := r.Tau
+	if tau <= 0 {
+		tau = time.Second
+	}
+	next := make(map[UsageKey]rateState, len(rows))
+	for i := range rows {
+		k := rows[i].Key()
+		s := rateState{consumed: rows[i].Consumed, at: now}
+		if p, ok := r.prev[k]; ok {
+			s.rate = p.rate
+			if dt := now.Sub(p.at); dt > 0 {
+				inst := (rows[i].Consumed - p.consumed) / dt.Seconds()
+				if inst < 0 {
+					inst = 0 // a refund larger than the period's intake
+				}
+				alpha := 1 - math.Exp(-float64(dt)/float64(tau))
+				s.rate += alpha * (inst - s.rate)
+			}
+		}
+		rows[i].Rate = s.rate
+		next[k] = s
+	}
+	r.prev = next
+}
