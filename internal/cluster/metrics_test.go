@@ -11,6 +11,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/weirdb/weir/internal/quota"
 )
 
 // wantMetric is a metric family a scrape must hold: its type and the label
@@ -59,6 +61,16 @@ var (
 		{"weir_storage_wal_bytes_in_total", dto.MetricType_COUNTER, nil},
 		{"weir_storage_wal_bytes_written_total", dto.MetricType_COUNTER, nil},
 		{"weir_storage_wal_fsync_duration_seconds", dto.MetricType_HISTOGRAM, nil},
+	}
+	quotaLabels  = []string{"scope", "subject", "type"}
+	quotaMetrics = []wantMetric{
+		{"weir_quota_consumed_total", dto.MetricType_COUNTER, quotaLabels},
+		{"weir_quota_admitted_total", dto.MetricType_COUNTER, quotaLabels},
+		{"weir_quota_rejected_total", dto.MetricType_COUNTER, quotaLabels},
+		{"weir_quota_wait_seconds_total", dto.MetricType_COUNTER, quotaLabels},
+		{"weir_quota_rate", dto.MetricType_GAUGE, quotaLabels},
+		{"weir_quota_limit", dto.MetricType_GAUGE, quotaLabels},
+		{"weir_quota_queued", dto.MetricType_GAUGE, quotaLabels},
 	}
 	masterMetrics = []wantMetric{
 		{"weir_master_active", dto.MetricType_GAUGE, nil},
@@ -174,18 +186,21 @@ func TestMetricsEndpoint(t *testing.T) {
 	c := startCluster(t, Config{DataDir: t.TempDir()})
 	cl := newClient(t, c.MasterAddr())
 	must(t, cl.createTable(ctx, "m", families("cf")))
+	must(t, cl.setQuota(ctx, throttleReq("test", quota.RequestNumber, 1000)))
 	must(t, cl.put(ctx, "m", "r1", kv("cf", "q", "v")))
 
 	// Pebble's WAL writer records an fsync's latency just after waking the
-	// committers it synced, so the put's may lag its answer.
+	// committers it synced, so the put's may lag its answer; the quota
+	// reporter samples usage every 200 ms.
 	rs := scrape(t, c.RegionServers[0].InfoAddr())
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); rs = scrape(t, c.RegionServers[0].InfoAddr()) {
-		if n, _ := metricValue(rs, "weir_storage_wal_fsync_duration_seconds", nil); n >= 1 {
+		fsyncs, _ := metricValue(rs, "weir_storage_wal_fsync_duration_seconds", nil)
+		if _, quotas := rs["weir_quota_admitted_total"]; fsyncs >= 1 && quotas {
 			break
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	checkFamilies(t, "region server", rs, append(slices.Clone(rpcMetrics), regionServerMetrics...))
+	checkFamilies(t, "region server", rs, slices.Concat(rpcMetrics, regionServerMetrics, quotaMetrics))
 	for _, check := range []struct {
 		name  string
 		match map[string]string
@@ -196,6 +211,7 @@ func TestMetricsEndpoint(t *testing.T) {
 		{"weir_rpc_connections_total", nil, 1},
 		{"weir_regionserver_regions", nil, 1},
 		{"weir_storage_wal_fsync_duration_seconds", nil, 1}, // the put was synced
+		{"weir_quota_limit", map[string]string{"subject": "user=test", "scope": "machine"}, 1000},
 		{"weir_storage_wal_bytes_in_total", nil, 1},
 		{"weir_process_resident_memory_bytes", nil, 1 << 20},
 	} {

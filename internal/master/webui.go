@@ -91,6 +91,6 @@ func (m *Master) uiSample(ctx context.Context) (webui.ClusterSample, error) {
 		return s, fmt.Errorf("reading the quota settings: %w", err)
 	}
 	s.RPCThrottle = qs.RPCThrottle
-	s.Quotas = webui.SettingRows(qs.Settings, len(servers), false)
+	s.Quotas = webui.SettingRows(qs.Settings)
 	return s, nil
 }

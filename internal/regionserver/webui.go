@@ -37,7 +37,7 @@ func (rs *RegionServer) uiSample(now time.Time) webui.ServerSample {
 	}
 	if rs.quota != nil {
 		s.QuotaMode = rs.quota.mode().String()
-		s.Quotas = rs.quota.uiRows(now)
+		s.Quotas = rs.uiRows(now)
 	}
 	return s
 }
@@ -49,16 +49,12 @@ func (g *quotaGate) mode() quota.Mode {
 	return g.cfg.Mode
 }
 
-// uiRows are the quota rows the server's page shows. Today they are the
-// settings with this server's share of each limit (Live false).
-//
-// Adapter point for live usage: when the quota gate exposes per-subject
-// usage (consumed rate, queued, rejected, wait), convert those rows here
-// with Live set; the master sums the servers' live rows by subject and
-// type.
-func (g *quotaGate) uiRows(time.Time) []webui.QuotaRow {
-	g.mu.Lock()
-	servers := g.cfg.NumServers
-	g.mu.Unlock()
-	return webui.SettingRows(g.checker.Load().Settings(), servers, true)
+// uiRows are the quota rows the server's page shows: the live usage the
+// quota reporter sampled last (every 200 ms, rates averaged over about a
+// second); before its first sample, the settings.
+func (rs *RegionServer) uiRows(time.Time) []webui.QuotaRow {
+	if usage := rs.QuotaUsage(); usage != nil {
+		return webui.UsageRows(usage)
+	}
+	return webui.SettingRows(rs.quota.checker.Load().Settings())
 }

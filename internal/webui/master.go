@@ -133,8 +133,8 @@ type MasterConfig struct {
 	// Sample reads the catalog; it runs on the UI's goroutine once per
 	// Interval, bounded by PollTimeout. Required.
 	Sample func(ctx context.Context) (ClusterSample, error)
-	// PollTimeout bounds the catalog read and each region server's
-	// /api/status. Default 800 ms.
+	// PollTimeout bounds the catalog read, and then the concurrent polls
+	// of the region servers' /api/status. Default 800 ms.
 	PollTimeout time.Duration
 	// Client fetches the region servers' status. Default: a client of its
 	// own.
@@ -202,10 +202,10 @@ func (u *MasterUI) Status() *ClusterStatus { return u.status.Load() }
 // step reads the catalog and every region server's status and publishes
 // the merged status.
 func (u *MasterUI) step(ctx context.Context, now time.Time) {
-	ctx, cancel := context.WithTimeout(ctx, u.cfg.PollTimeout)
-	defer cancel()
 	st := &ClusterStatus{Seq: u.seq + 1, Time: now, Version: u.version, tables: map[string][]TableRegion{}}
-	sample, err := u.cfg.Sample(ctx)
+	sctx, cancel := context.WithTimeout(ctx, u.cfg.PollTimeout)
+	sample, err := u.cfg.Sample(sctx)
+	cancel()
 	if err != nil {
 		// Keep showing the last catalog sample, marked stale.
 		st.Error = "catalog unreadable: " + err.Error()
@@ -219,7 +219,9 @@ func (u *MasterUI) step(ctx context.Context, now time.Time) {
 	st.StartTime, st.Uptime = sample.StartTime, uptime(now.Sub(sample.StartTime))
 	st.RPCThrottle, st.Balancer = sample.RPCThrottle, sample.Balancer
 
-	statuses := u.poll(ctx, sample.Servers)
+	pctx, cancel := context.WithTimeout(ctx, u.cfg.PollTimeout)
+	defer cancel()
+	statuses := u.poll(pctx, sample.Servers)
 	regions := map[string]RegionStatus{} // by region name, from the servers
 	var live []QuotaRow
 	for i, ref := range sample.Servers {
@@ -361,7 +363,7 @@ func (u *MasterUI) quotaEvents(now time.Time, rows []QuotaRow) {
 			u.events.push(Event{now, fmt.Sprintf("throttled: %s %s rejected %d requests (limit %s)", r.Subject, r.Type, r.Rejected-p.Rejected, r.Limit)})
 		}
 		if r.Live && r.Queued > 0 && (!seen || p.Queued == 0) {
-			u.events.push(Event{now, fmt.Sprintf("throttled: %s %s holding %d requests in its queue (limit %s)", r.Subject, r.Type, r.Queued, r.Limit)})
+			u.events.push(Event{now, fmt.Sprintf("throttled: %s %s: %d requests held in its queue (limit %s)", r.Subject, r.Type, r.Queued, r.Limit)})
 		}
 	}
 	if u.quotas != nil {

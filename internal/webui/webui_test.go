@@ -185,7 +185,7 @@ func TestMasterUI(t *testing.T) {
 			{Name: "t,,1.aaa.", Encoded: "aaa", EndKey: "m", Server: "rs0", State: "OPEN"},
 			{Name: "t,m,1.bbb.", Encoded: "bbb", StartKey: "m", Server: "rs1", State: "OPEN"},
 		}}},
-		Quotas: SettingRows(settings, 3, false),
+		Quotas: SettingRows(settings),
 	}
 	m, err := NewMaster(MasterConfig{Sample: func(context.Context) (ClusterSample, error) { return sample, catalogErr }})
 	if err != nil {
@@ -218,14 +218,14 @@ func TestMasterUI(t *testing.T) {
 		t.Errorf("alice %+v: want live, rate 6+6, limit 10+10, queued 1, rejected 3", a)
 	}
 	if b.Live || b.Limit != "1M/min" || b.Scope != "CLUSTER" || b.LimitPerSec < 17476 || b.LimitPerSec > 17477 {
-		t.Errorf("bob %+v: want the setting, 1 MiB/min for the whole cluster", b)
+		t.Errorf("bob %+v: want the setting, 1 MiB/min as set", b)
 	}
 	var texts []string
 	for _, e := range st.Events {
 		texts = append(texts, e.Text)
 	}
 	joined := strings.Join(texts, "\n")
-	for _, want := range []string{"rejected 3 requests", "holding 1 requests"} {
+	for _, want := range []string{"rejected 3 requests", "1 requests held"} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("events %q lack %q", texts, want)
 		}
@@ -263,5 +263,27 @@ func TestConfigValidate(t *testing.T) {
 	if _, err := NewMaster(MasterConfig{Options: Options{Interval: time.Millisecond, History: 1}}); err == nil ||
 		!strings.Contains(err.Error(), "Interval") || !strings.Contains(err.Error(), "History") || !strings.Contains(err.Error(), "Sample") {
 		t.Errorf("NewMaster with bad options: %v", err)
+	}
+}
+
+func TestUsageRows(t *testing.T) {
+	lim := quota.Limit{Amount: 100, Unit: quota.UnitRequests, Per: time.Second}
+	rows := UsageRows([]quota.Usage{
+		{Subject: quota.UserSubject("alice"), Type: quota.RequestNumber, Quota: quota.TimedQuota{Limit: lim}, Limit: 50,
+			Rate: 49.5, Queued: 3, Rejected: 7, Wait: 1500 * time.Millisecond},
+		{Subject: quota.UserSubject("bob"), Default: true, Type: quota.RequestNumber, Quota: quota.TimedQuota{Limit: lim, Scope: quota.ScopeCluster}, Limit: 100},
+	})
+	want := []QuotaRow{
+		{Subject: "USER => 'alice'", Type: "REQUEST_NUMBER", Limit: "100req/sec", Scope: "MACHINE", LimitPerSec: 50, Unit: "req",
+			Live: true, Rate: 49.5, Queued: 3, Rejected: 7, WaitSeconds: 1.5},
+		{Subject: "USER => 'bob' (default)", Type: "REQUEST_NUMBER", Limit: "100req/sec", Scope: "CLUSTER", LimitPerSec: 100, Unit: "req", Live: true},
+	}
+	if len(rows) != len(want) {
+		t.Fatalf("%d rows, want %d", len(rows), len(want))
+	}
+	for i := range want {
+		if rows[i] != want[i] {
+			t.Errorf("row %d: %+v, want %+v", i, rows[i], want[i])
+		}
 	}
 }

@@ -112,6 +112,7 @@ var (
 	seqAttr     = regexp.MustCompile(`<body[^>]*data-seq="(\d+)"`)
 	updatesAttr = regexp.MustCompile(`<body[^>]*data-updates="(\d+)"`)
 	historySVG  = regexp.MustCompile(`<svg[^>]*data-chart="history"[^>]*>`)
+	quotaChart  = regexp.MustCompile(`<svg[^>]*data-chart="quota"[^>]*>`)
 	pointsAttr  = regexp.MustCompile(`data-points="(\d+)"`)
 	polyline    = regexp.MustCompile(`<polyline points="([^"]*)"[^>]*data-series="total"`)
 )
@@ -263,6 +264,10 @@ func TestMasterPageInChromium(t *testing.T) {
 	svg := historySVG.FindString(dom1)
 	if pts := attr(t, pointsAttr, svg, "history chart data-points"); pts < 2 {
 		t.Errorf("the history chart drew %d points, want >= 2", pts)
+	}
+	quotaSVG := quotaChart.FindString(dom1)
+	if pts := attr(t, pointsAttr, quotaSVG, "quota chart data-points"); pts < 2 {
+		t.Errorf("the quota chart drew %d points of %s's usage, want >= 2", pts, tenant)
 	}
 	line1 := polyline.FindStringSubmatch(dom1)
 	if line1 == nil {
