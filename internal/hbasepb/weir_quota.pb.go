@@ -281,6 +281,11 @@ type ReportQuotaUsageRequest struct {
 	LiveServers   *uint32          `protobuf:"varint,3,opt,name=live_servers,json=liveServers" json:"live_servers,omitempty"`
 	HostInstances *uint32          `protobuf:"varint,4,opt,name=host_instances,json=hostInstances" json:"host_instances,omitempty"`
 	Row           []*QuotaUsageRow `protobuf:"bytes,5,rep,name=row" json:"row,omitempty"`
+	// full: row lists every limit of the server (the master replaces what
+	// it had); otherwise only the shared rows and those that changed since
+	// the last report (the master updates those and keeps the rest), so an
+	// idle tenant costs nothing between full reports.
+	Full          *bool `protobuf:"varint,6,opt,name=full" json:"full,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -348,6 +353,13 @@ func (x *ReportQuotaUsageRequest) GetRow() []*QuotaUsageRow {
 		return x.Row
 	}
 	return nil
+}
+
+func (x *ReportQuotaUsageRequest) GetFull() bool {
+	if x != nil && x.Full != nil {
+		return *x.Full
+	}
+	return false
 }
 
 // A server's fraction of one shared limit.
@@ -572,13 +584,14 @@ const file_weir_hbasepb_weir_quota_proto_rawDesc = "" +
 	"\x06shared\x18\f \x01(\bR\x06shared\x12\x12\n" +
 	"\x04want\x18\r \x01(\x01R\x04want\x12\x18\n" +
 	"\alimited\x18\x0e \x01(\bR\alimited\x12\x18\n" +
-	"\aservers\x18\x0f \x01(\rR\aservers\"\xbe\x01\n" +
+	"\aservers\x18\x0f \x01(\rR\aservers\"\xd2\x01\n" +
 	"\x17ReportQuotaUsageRequest\x12\x16\n" +
 	"\x06server\x18\x01 \x01(\tR\x06server\x12\x17\n" +
 	"\ahost_id\x18\x02 \x01(\tR\x06hostId\x12!\n" +
 	"\flive_servers\x18\x03 \x01(\rR\vliveServers\x12%\n" +
 	"\x0ehost_instances\x18\x04 \x01(\rR\rhostInstances\x12(\n" +
-	"\x03row\x18\x05 \x03(\v2\x16.weir.pb.QuotaUsageRowR\x03row\"~\n" +
+	"\x03row\x18\x05 \x03(\v2\x16.weir.pb.QuotaUsageRowR\x03row\x12\x12\n" +
+	"\x04full\x18\x06 \x01(\bR\x04full\"~\n" +
 	"\n" +
 	"QuotaShare\x12/\n" +
 	"\asubject\x18\x01 \x01(\v2\x15.weir.pb.QuotaSubjectR\asubject\x12#\n" +

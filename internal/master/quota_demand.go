@@ -3,6 +3,7 @@ package master
 import (
 	"cmp"
 	"context"
+	"math"
 	"slices"
 	"sync"
 	"time"
@@ -35,13 +36,13 @@ func keyOf(r *hbasepb.QuotaUsageRow) rowKey {
 	return rowKey{s.GetUser(), s.GetNamespace(), s.GetTable(), s.GetRegionServer(), s.GetDefaultQuota(), r.GetThrottleType()}
 }
 
-// serverReport is a region server's latest report.
+// serverReport is what a region server last reported: its latest full
+// report updated by the partial ones since.
 type serverReport struct {
 	at           time.Time
 	hostID       string
 	live, onHost int
 	rows         map[rowKey]*hbasepb.QuotaUsageRow
-	orderedKeys  []rowKey
 }
 
 // quotaDemand is the master's cluster-wide view of quota usage, built from
@@ -86,26 +87,25 @@ func (s quotaService) Serve(_ context.Context, c *hbaserpc.Call) (hbaserpc.Respo
 // limits.
 func (d *quotaDemand) report(req *hbasepb.ReportQuotaUsageRequest) *hbasepb.ReportQuotaUsageResponse {
 	now := d.now()
-	r := &serverReport{at: now, hostID: req.GetHostId(), live: max(int(req.GetLiveServers()), 1),
-		onHost: max(int(req.GetHostInstances()), 1), rows: make(map[rowKey]*hbasepb.QuotaUsageRow, len(req.GetRow()))}
-	for _, row := range req.GetRow() {
-		k := keyOf(row)
-		if _, dup := r.rows[k]; !dup {
-			r.orderedKeys = append(r.orderedKeys, k)
-		}
-		r.rows[k] = row
-	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.reports[req.GetServer()] = r
+	r := d.reports[req.GetServer()]
+	if r == nil || req.GetFull() {
+		r = &serverReport{rows: make(map[rowKey]*hbasepb.QuotaUsageRow, len(req.GetRow()))}
+		d.reports[req.GetServer()] = r
+	}
+	r.at, r.hostID = now, req.GetHostId()
+	r.live, r.onHost = max(int(req.GetLiveServers()), 1), max(int(req.GetHostInstances()), 1)
+	for _, row := range req.GetRow() {
+		r.rows[keyOf(row)] = row
+	}
 	d.dropStaleLocked(now)
 	resp := &hbasepb.ReportQuotaUsageResponse{}
-	for _, k := range r.orderedKeys {
-		row := r.rows[k]
+	for _, row := range req.GetRow() {
 		if !row.GetShared() {
 			continue
 		}
-		f, ok := d.shareLocked(req.GetServer(), r, k, row, now)
+		f, ok := d.shareLocked(req.GetServer(), r, keyOf(row), row, now)
 		if !ok {
 			continue
 		}
@@ -157,13 +157,13 @@ func (d *quotaDemand) shareLocked(self string, r *serverReport, k rowKey, row *h
 			me = i
 		}
 		if o := d.reports[addr].rows[k]; o != nil && o.GetShared() {
-			demands[i] = quota.Demand{Want: o.GetWant(), Limited: o.GetLimited()}
+			demands[i] = quota.Demand{Want: finite(o.GetWant()), Limited: o.GetLimited()}
 		}
 	}
 	if me < 0 {
 		return 0, false
 	}
-	limit := row.GetLimitPerSec()
+	limit := finite(row.GetLimitPerSec())
 	if limit <= 0 {
 		return 0, false
 	}
@@ -183,8 +183,7 @@ func (d *quotaDemand) view() *hbasepb.ListQuotaUsageResponse {
 			continue
 		}
 		servers++
-		for _, k := range r.orderedKeys {
-			row := r.rows[k]
+		for k, row := range r.rows {
 			m := merged[k]
 			if m == nil {
 				m = &hbasepb.QuotaUsageRow{Subject: row.GetSubject(), ThrottleType: row.ThrottleType,
@@ -217,6 +216,15 @@ func (d *quotaDemand) view() *hbasepb.ListQuotaUsageResponse {
 		out.Row = append(out.Row, merged[k])
 	}
 	return out
+}
+
+// finite maps a reported rate that is negative, NaN or infinite (a broken
+// reporter) to 0, so it cannot poison the allocation.
+func finite(v float64) float64 {
+	if !(v >= 0) || math.IsInf(v, 1) {
+		return 0
+	}
+	return v
 }
 
 func b2i(b bool) int {

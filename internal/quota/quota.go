@@ -117,13 +117,15 @@ type subjectLimiter struct {
 		sync.Mutex
 		// set has bit t set when type t is limited; rl[t] is its limiter.
 		set uint16
-		rl  [numThrottleTypes + 1]RateLimiter
+		// admitted counts the requests this limiter admitted (next to the
+		// lock and set: a check touches no extra cache line for it).
+		admitted uint64
+		rl       [numThrottleTypes + 1]RateLimiter
 		// tq[t] is type t's throttle as set; factor[t] scales it to this
-		// server's limit (its share of a CLUSTER or per-host limit).
+		// server's limit (its share of a CLUSTER or per-host limit). Only
+		// updates and usage snapshots read them.
 		tq     [numThrottleTypes + 1]TimedQuota
 		factor [numThrottleTypes + 1]float64
-		// admitted counts the requests this limiter admitted.
-		admitted uint64
 	}
 	// use is the usage accounting kept outside the lock (usage.go).
 	use limiterUse

@@ -3,6 +3,7 @@ package regionserver
 import (
 	"context"
 	"errors"
+	"math"
 	"sync/atomic"
 	"time"
 
@@ -28,6 +29,9 @@ const (
 	// quotaWantLimited is how much more than it has a held-back server
 	// asks for.
 	quotaWantLimited = 1.5
+	// quotaFullReportEvery: every this many reports list every limit;
+	// those between carry only shared and changed rows.
+	quotaFullReportEvery = 10
 )
 
 // shareState is the gate's split of shared limits (guarded by quotaGate.mu).
@@ -119,11 +123,17 @@ type quotaReporter struct {
 
 	masterAddr string
 	conn       *hbaserpc.ClientConn
+	// sinceFull counts the reports since the last full one; 0 makes the
+	// next report full (as after connecting to a master).
+	sinceFull int
 }
 
+// prevCounts is a row's counters at the previous sample (to see whether the
+// server was held back) and as last sent (to skip unchanged rows).
 type prevCounts struct {
 	rejected uint64
 	wait     time.Duration
+	sent     quota.Usage
 }
 
 func newQuotaReporter(rs *RegionServer) *quotaReporter {
@@ -160,8 +170,7 @@ func (q *quotaReporter) run(ctx context.Context) {
 		rows := g.admitter.Load().Usage(now)
 		q.rates.Observe(rows, now)
 		q.rows.Store(&rows)
-		req := q.request(rows)
-		if err := q.report(ctx, req); err != nil && ctx.Err() == nil {
+		if err := q.report(ctx, rows); err != nil && ctx.Err() == nil {
 			if g.expireShares(time.Now()) {
 				q.rs.log.Warn("regionserver: master unreachable; quota shares fall back to the static split", "err", err)
 			}
@@ -169,19 +178,29 @@ func (q *quotaReporter) run(ctx context.Context) {
 	}
 }
 
-// request builds the report: every row, with demand on the shared ones.
+// request builds the report: the shared rows with their demand, and the
+// others when they changed since they were last sent (all of them in a
+// full report).
 func (q *quotaReporter) request(rows []quota.Usage) *hbasepb.ReportQuotaUsageRequest {
 	sp, servers, onHost := q.rs.quota.peers()
+	full := q.sinceFull == 0
+	q.sinceFull = (q.sinceFull + 1) % quotaFullReportEvery
 	req := &hbasepb.ReportQuotaUsageRequest{Server: proto.String(q.rs.addr), HostId: proto.String(q.rs.cfg.HostID),
-		LiveServers: proto.Uint32(uint32(servers)), HostInstances: proto.Uint32(uint32(onHost))}
+		LiveServers: proto.Uint32(uint32(servers)), HostInstances: proto.Uint32(uint32(onHost)), Full: proto.Bool(full)}
 	next := make(map[quota.UsageKey]prevCounts, len(rows))
 	for i := range rows {
 		u := &rows[i]
 		k := u.Key()
-		pc := q.prev[k]
-		next[k] = prevCounts{u.Rejected, u.Wait}
+		pc, seen := q.prev[k]
+		shared := !u.Default && sp.Shared(u.Quota.Scope)
+		send := full || shared || !seen || changed(&pc.sent, u)
+		next[k] = prevCounts{rejected: u.Rejected, wait: u.Wait, sent: pc.sent}
+		if !send {
+			continue
+		}
+		next[k] = prevCounts{rejected: u.Rejected, wait: u.Wait, sent: *u}
 		row := u.ToPB()
-		if !u.Default && sp.Shared(u.Quota.Scope) {
+		if shared {
 			limited := u.Queued > 0 || u.Rejected > pc.rejected || u.Wait > pc.wait
 			want := u.Rate * quotaWantHeadroom
 			if limited {
@@ -195,12 +214,21 @@ func (q *quotaReporter) request(rows []quota.Usage) *hbasepb.ReportQuotaUsageReq
 	return req
 }
 
-// report sends req to the active master and applies the answered shares.
-func (q *quotaReporter) report(ctx context.Context, req *hbasepb.ReportQuotaUsageRequest) error {
+// changed reports whether a row differs from what was last sent by more
+// than the master's view should ignore: any count, the limit, or the rate
+// by over 1% of the limit.
+func changed(sent, u *quota.Usage) bool {
+	return sent.Consumed != u.Consumed || sent.Queued != u.Queued || sent.Rejected != u.Rejected ||
+		sent.Admitted != u.Admitted || sent.Limit != u.Limit || math.Abs(sent.Rate-u.Rate) > 0.01*u.Limit
+}
+
+// report sends rows to the active master and applies the answered shares.
+func (q *quotaReporter) report(ctx context.Context, rows []quota.Usage) error {
 	cc, err := q.connect(ctx)
 	if err != nil {
 		return err
 	}
+	req := q.request(rows)
 	cctx, cancel := context.WithTimeout(ctx, quotaShareTTL/2)
 	defer cancel()
 	resp := &hbasepb.ReportQuotaUsageResponse{}
@@ -243,6 +271,7 @@ func (q *quotaReporter) connect(ctx context.Context) (*hbaserpc.ClientConn, erro
 		return nil, err
 	}
 	q.conn = cc
+	q.sinceFull = 0 // a new master (or connection) gets everything first
 	return cc, nil
 }
 
