@@ -15,17 +15,30 @@ help: ## print the targets
 setup: ## fetch every Go module and Maven artifact the build and tests need
 	$(GO) mod download
 	mvn -q -f tests/javaclient/pom.xml test-compile
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || $(MAKE) --no-print-directory chromium
+
+.PHONY: chromium
+chromium: ## install headless Chromium for test-ui (Debian package chromium; root or passwordless sudo)
+	@if ! command -v apt-get >/dev/null 2>&1; then echo "setup: no apt-get: install Chromium by hand, test-ui skips without it"; exit 0; fi; \
+	if [ "$$(id -u)" = 0 ]; then sudo=""; elif sudo -n true 2>/dev/null; then sudo="sudo -n"; \
+	else echo "setup: cannot install chromium (not root, no passwordless sudo): test-ui skips"; exit 0; fi; \
+	$$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq chromium \
+	  || echo "setup: installing chromium failed: test-ui skips"
 
 .PHONY: build
 build: ## build bin/weir
 	$(GO) build -o $(BIN)/weir ./cmd/weir
 
 .PHONY: test
-test: test-go test-java ## every test: Go (race, invariants) and the Java client conformance suite
+test: test-go test-ui test-java ## every test: Go (race, invariants), the web UI in Chromium and the Java client conformance suite
 
 .PHONY: test-go
 test-go: ## Go unit and integration tests with -race and invariants
 	$(GO) test $(TESTFLAGS) $(PKGS)
+
+.PHONY: test-ui
+test-ui: build ## the web UI of a real bin/weir standalone in headless Chromium; screenshots in tests/artifacts/
+	WEIR_BINARY=$(CURDIR)/$(BIN)/weir $(GO) test -tags browser -count=1 -timeout 5m -v -run . ./tests/browser/
 
 .PHONY: test-short
 test-short: ## quick tests without the race detector
@@ -51,7 +64,9 @@ fuzz: ## every fuzz target for FUZZTIME (default 10s) each
 .PHONY: lint
 lint: $(BIN)/staticcheck ## go vet and staticcheck
 	$(GO) vet $(PKGS)
+	$(GO) vet -tags browser ./tests/browser/
 	$(BIN)/staticcheck $(PKGS)
+	$(BIN)/staticcheck -tags browser ./tests/browser/
 
 $(BIN)/staticcheck:
 	GOBIN=$(CURDIR)/$(BIN) GOFLAGS= $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)

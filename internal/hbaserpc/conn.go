@@ -345,7 +345,9 @@ var emptyMsg = &emptypb.Empty{}
 // serveCall runs the handler and queues its response.
 func (c *conn) serveCall(call *Call) {
 	defer c.calls.Done()
+	c.s.serving.Add(1)
 	resp, err := c.invoke(call)
+	c.s.serving.Add(-1)
 	fb := getFrameBuf()
 	if err == nil {
 		if len(resp.Cells) > 0 && !call.CellBlocks {

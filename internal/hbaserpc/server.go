@@ -8,6 +8,7 @@ import (
 	"net"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/weirdb/weir/internal/cell"
@@ -183,6 +184,9 @@ type Server struct {
 		conns   map[*conn]struct{} // open connections
 	}
 	closed chan struct{} // closed when Close has finished
+
+	accepted atomic.Uint64 // connections accepted since start
+	serving  atomic.Int64  // calls inside their handler now
 }
 
 // NewServer validates cfg and starts listening on cfg.Addr (so Addr is
@@ -254,6 +258,7 @@ func (s *Server) serveConn(nc net.Conn) {
 		return
 	}
 	s.mu.conns[c] = struct{}{}
+	s.accepted.Add(1)
 	s.wg.Add(1)
 	s.mu.Unlock()
 	go func() {

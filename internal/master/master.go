@@ -114,6 +114,7 @@ func Start(ctx context.Context, cfg Config) (*Master, error) {
 		m.quotaView.close()
 		return nil, fmt.Errorf("master: %w", err)
 	}
+	rpcmetrics.RegisterServer(m.metrics.reg, m.rpc.Stats)
 	m.addr = net.JoinHostPort(cfg.Advertise, strconv.Itoa(m.rpc.Addr().(*net.TCPAddr).Port))
 	m.group.Go(func(context.Context) {
 		if err := m.rpc.Serve(); err != nil {

@@ -53,15 +53,20 @@ func newMasterMetrics(m *Master) *masterMetrics {
 	return mm
 }
 
-// serveHTTP serves /metrics on the info port until Close.
+// serveHTTP serves /metrics and the web UI on the info port until Close.
 func (m *Master) serveHTTP() error {
 	if m.cfg.InfoPort < 0 {
 		return nil
 	}
-	h, err := rpcmetrics.ListenHTTP(m.cfg.Bind, m.cfg.InfoPort, m.metrics.reg)
+	ui, err := m.newUI()
 	if err != nil {
 		return err
 	}
+	h, err := rpcmetrics.ListenHTTP(m.cfg.Bind, m.cfg.InfoPort, m.metrics.reg, ui.Register)
+	if err != nil {
+		return err
+	}
+	m.group.Go(ui.Run)
 	m.http, m.infoAddr = h, h.Addr()
 	m.group.Go(func(context.Context) {
 		if err := h.Serve(); err != nil {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
@@ -22,6 +23,9 @@ type hosted struct {
 	rec  meta.Region
 	name []byte // HBase region name
 	r    *region.Region
+	// calls counts the ClientService calls that named the region (the web
+	// UI's per-region request rate).
+	calls atomic.Uint64
 }
 
 // regionSet is the server's open regions, looked up by region name by
@@ -64,6 +68,7 @@ func (s *regionSet) Region(name []byte, encoded bool) (*region.Region, error) {
 	if err != nil {
 		return nil, err
 	}
+	h.calls.Add(1)
 	return h.r, nil
 }
 

@@ -133,6 +133,7 @@ func Start(ctx context.Context, cfg Config) (*RegionServer, error) {
 		return nil, fmt.Errorf("regionserver: %w", err)
 	}
 	rs.rpc = rpc
+	rpcmetrics.RegisterServer(rs.metrics.reg, rpc.Stats)
 	rs.addr = net.JoinHostPort(cfg.Advertise, strconv.Itoa(rpc.Addr().(*net.TCPAddr).Port))
 	rs.group.Go(func(context.Context) {
 		if err := rpc.Serve(); err != nil {

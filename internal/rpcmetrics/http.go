@@ -11,22 +11,26 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
-// HTTP serves a server's registry at /metrics on its info port.
+// HTTP serves a server's registry at /metrics on its info port, and its web
+// pages.
 type HTTP struct {
 	srv *http.Server
 	mux *http.ServeMux
 	l   net.Listener
 }
 
-// ListenHTTP listens on bind:port (0 picks a free port) for reg's /metrics.
-// Serve then serves until Close.
-func ListenHTTP(bind string, port int, reg *prometheus.Registry) (*HTTP, error) {
+// ListenHTTP listens on bind:port (0 picks a free port) for reg's /metrics
+// and the pages pages registers (nil: none). Serve then serves until Close.
+func ListenHTTP(bind string, port int, reg *prometheus.Registry, pages func(*http.ServeMux)) (*HTTP, error) {
 	l, err := net.Listen("tcp", net.JoinHostPort(bind, strconv.Itoa(port)))
 	if err != nil {
 		return nil, err
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	if pages != nil {
+		pages(mux)
+	}
 	return &HTTP{srv: &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}, mux: mux, l: l}, nil
 }
 
