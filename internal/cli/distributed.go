@@ -190,7 +190,13 @@ func runRegionServer(args []string, stdout, stderr io.Writer) int {
 	advertise := fs.String("advertise", "", "host name clients use to reach these servers (default: --bind)")
 	quotaMode := fs.String("quota-mode", "queue", "weir.quota.throttle.mode: queue or reject")
 	quotaEnabled := fs.Bool("quota-enabled", true, "hbase.quota.enabled: enforce RPC quotas")
+	conf := registerConf(fs)
 	if !parseFlags(fs, args, stderr) {
+		return 2
+	}
+	sc, err := conf.parse()
+	if err != nil {
+		fmt.Fprintf(stderr, "weir regionserver: %v\n", err)
 		return 2
 	}
 	mode, err := quota.ParseMode(*quotaMode)
@@ -218,7 +224,7 @@ func runRegionServer(args []string, stdout, stderr io.Writer) int {
 		rs, err := regionserver.Start(ctx, regionserver.Config{
 			DataDir: filepath.Join(*data, fmt.Sprintf("rs-%d", i)), Bind: sf.bind, Port: *port + i, InfoPort: *infoPort + i,
 			Advertise: *advertise, HostID: *hostID, Instance: i, Etcd: cli, Logger: log,
-			QuotaDisabled: !*quotaEnabled, QuotaMode: mode,
+			QuotaDisabled: !*quotaEnabled, QuotaMode: mode, QuotaDefaultUser: sc.defaultUser, HandlerCount: sc.handlerCount,
 		})
 		if err != nil {
 			fmt.Fprintf(stderr, "weir regionserver: instance %d: %v\n", i, err)

@@ -28,7 +28,13 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 	logLevel := fs.String("log-level", "warn", "log level: debug, info, warn, error")
 	quotaMode := fs.String("quota-mode", "queue", "weir.quota.throttle.mode: queue (hold over-limit requests until due) or reject (HBase's behaviour)")
 	quotaEnabled := fs.Bool("quota-enabled", true, "hbase.quota.enabled: enforce RPC quotas")
+	conf := registerConf(fs)
 	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	sc, err := conf.parse()
+	if err != nil {
+		fmt.Fprintf(stderr, "weir standalone: %v\n", err)
 		return 2
 	}
 	if fs.NArg() > 0 {
@@ -60,6 +66,8 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 		RegionServers:        *rsCount,
 		QuotaDisabled:        !*quotaEnabled,
 		QuotaMode:            mode,
+		QuotaDefaultUser:     sc.defaultUser,
+		HandlerCount:         sc.handlerCount,
 		Logger:               logger,
 	})
 	if err != nil {

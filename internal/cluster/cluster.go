@@ -55,6 +55,10 @@ type Config struct {
 	QuotaDisabled bool
 	// QuotaMode is weir.quota.throttle.mode: queue (default) or reject.
 	QuotaMode quota.Mode
+	// QuotaDefaultUser and HandlerCount are passed to every region server
+	// (regionserver.Config).
+	QuotaDefaultUser map[quota.ThrottleType]quota.Limit
+	HandlerCount     int
 	// Logger receives every component's logs. Default: discard.
 	Logger *slog.Logger
 }
@@ -163,6 +167,9 @@ func (c *Cluster) StartRegionServer(ctx context.Context, i int) error {
 		QuotaDisabled: c.cfg.QuotaDisabled,
 		QuotaMode:     c.cfg.QuotaMode,
 		Logger:        c.cfg.Logger,
+
+		QuotaDefaultUser: c.cfg.QuotaDefaultUser,
+		HandlerCount:     c.cfg.HandlerCount,
 	})
 	if err != nil {
 		return fmt.Errorf("cluster: region server %d: %w", i, err)

@@ -212,7 +212,8 @@ type Checker struct {
 
 	state atomic.Pointer[checkerState]
 
-	updateMu sync.Mutex // serializes Update
+	updateMu sync.Mutex  // serializes Update
+	exceed   atomic.Bool // soft limits (soft.go)
 
 	defaults struct {
 		sync.RWMutex
@@ -429,7 +430,14 @@ func (c *Checker) Check(now time.Time, req Request) (Grant, error) {
 	var a amounts
 	mask := c.cost(req.Kind, req.Reqs, req.EstBytes, &a)
 	ns := c.clock(now)
-	for i := 0; i < n; i++ {
+	// Soft limits: the region-server limiter alone decides (soft.go).
+	soft := n > 1 && g.lims[n-1] == st.rs && c.exceed.Load()
+	if soft {
+		if err := c.checkSoft(&g, n, ns, &a, mask); err != nil {
+			return Grant{}, err
+		}
+	}
+	for i := 0; !soft && i < n; i++ {
 		ok, t, wait := g.lims[i].tryConsume(ns, &a, mask)
 		if !ok {
 			for j := 0; j < i; j++ {

@@ -60,6 +60,17 @@ type Config struct {
 	// QuotaMaxWait bounds a queued request's wait before it is rejected.
 	// Default 5 s.
 	QuotaMaxWait time.Duration
+	// QuotaDefaultUser are the throttles of every user with no quota
+	// settings (hbase.quota.default.user.machine.*: per second, MACHINE
+	// scope). Default none.
+	QuotaDefaultUser map[quota.ThrottleType]quota.Limit
+	// HandlerCount is hbase.regionserver.handler.count: how many data
+	// calls (get, mutate, multi, scan on user tables) execute at once.
+	// When all are busy, queued calls are admitted by their user's
+	// PRIORITY, then by WEIGHT (work-conserving: with a free slot nobody
+	// waits). Needs quotas enabled. Default DefaultHandlerCount (30); a
+	// negative value means no bound (and no priorities).
+	HandlerCount int
 	// Logger receives the server's logs. Default: discard.
 	Logger *slog.Logger
 }
@@ -89,6 +100,9 @@ func (c *Config) EnsureDefaults() {
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.HandlerCount == 0 {
+		c.HandlerCount = DefaultHandlerCount
 	}
 }
 
@@ -121,6 +135,13 @@ func (c *Config) Validate() error {
 	}
 	if c.QuotaMaxWait < 0 {
 		errs = append(errs, fmt.Errorf("regionserver: QuotaMaxWait %v is negative", c.QuotaMaxWait))
+	}
+	if c.QuotaDefaultUser != nil {
+		qc := quota.Config{DefaultUserThrottles: c.QuotaDefaultUser}
+		qc.EnsureDefaults()
+		if err := qc.Validate(); err != nil {
+			errs = append(errs, fmt.Errorf("regionserver: default user quota: %w", err))
+		}
 	}
 	if c.MaxRequestSize < 1<<10 {
 		errs = append(errs, fmt.Errorf("regionserver: MaxRequestSize %d is below 1 KiB", c.MaxRequestSize))
