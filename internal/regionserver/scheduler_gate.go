@@ -40,3 +40,13 @@ func newSlots(n int) *quota.Scheduler {
 	}
 	return &quota.Scheduler{Slots: n}
 }
+
+// QuotaTenant returns the scheduling class and weight the server applies
+// to user's calls (tests and debugging); ok is false when quotas are off.
+func (rs *RegionServer) QuotaTenant(user string) (p quota.Priority, weight int, ok bool) {
+	if rs.quota == nil {
+		return quota.PriorityMedium, 1, false
+	}
+	p, weight = rs.quota.checker.Load().Tenant(user)
+	return p, weight, true
+}
