@@ -31,6 +31,10 @@ test-go: ## Go unit and integration tests with -race and invariants
 test-short: ## quick tests without the race detector
 	$(GO) test -short $(PKGS)
 
+.PHONY: test-sweep
+test-sweep: ## quota exactness sweep: limits 1-100% of capacity, gets/puts/scans, 1 and 64 threads (~4 min)
+	WEIR_QUOTA_SWEEP=1 $(GO) test -count=1 -timeout 30m -run 'TestQuotaSweepFull' -v ./internal/cluster/
+
 .PHONY: test-java
 test-java: build ## HBase 2.6.4 Java client conformance tests against bin/weir (needs Java 17 + Maven)
 	rm -rf tests/javaclient/target/surefire-reports

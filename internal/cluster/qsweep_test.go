@@ -1,0 +1,192 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/weirdb/weir/internal/hbaseconv"
+	"github.com/weirdb/weir/internal/hbasepb"
+	"github.com/weirdb/weir/internal/hbaserpc"
+	"github.com/weirdb/weir/internal/quota"
+	"github.com/weirdb/weir/internal/region"
+)
+
+// sweepOp is one RPC a tenant repeats.
+type sweepOp struct {
+	name string
+	call func(ctx context.Context, cc *hbaserpc.ClientConn) error
+}
+
+// sweepOps builds a Get of one row, a Put of one row and a one-shot Scan
+// of 10 rows (open, read, close in one call: one request) on table's
+// single region.
+func sweepOps(t *testing.T, ctx context.Context, cl *testClient, table string) (addr string, ops map[string]sweepOp) {
+	t.Helper()
+	l, err := cl.locate(ctx, table, []byte("r"))
+	must(t, err)
+	spec := hbaseconv.RegionSpecifierFromName(l.Name)
+	gpb, err := hbaseconv.GetToPB(region.Get{Row: []byte("r000")})
+	must(t, err)
+	get := &hbasepb.GetRequest{Region: spec, Get: gpb}
+	mp, cells, err := hbaseconv.MutationToPB(hbaseconv.Converted{Kind: hbaseconv.KindPut,
+		Mutation: putMutation("w", kv("f", "q", strings.Repeat("v", 100)))}, true)
+	must(t, err)
+	put := &hbasepb.MutateRequest{Region: spec, Mutation: mp}
+	spb, err := hbaseconv.ScanToPB(region.Scan{}, hbaseconv.ScanOptions{Caching: 10})
+	must(t, err)
+	scan := &hbasepb.ScanRequest{Region: spec, Scan: spb, NumberOfRows: proto.Uint32(10), CloseScanner: proto.Bool(true)}
+	return l.Server, map[string]sweepOp{
+		"get": {"get", func(ctx context.Context, cc *hbaserpc.ClientConn) error {
+			_, err := cc.Call(ctx, "Get", get, nil, &hbasepb.GetResponse{})
+			return err
+		}},
+		"put": {"put", func(ctx context.Context, cc *hbaserpc.ClientConn) error {
+			_, err := cc.Call(ctx, "Mutate", put, cells, &hbasepb.MutateResponse{})
+			return err
+		}},
+		"scan": {"scan", func(ctx context.Context, cc *hbaserpc.ClientConn) error {
+			_, err := cc.Call(ctx, "Scan", scan, nil, &hbasepb.ScanResponse{})
+			return err
+		}},
+	}
+}
+
+// runTenant runs op as user from threads goroutines (over at most 8
+// connections) for warm, then measures for measure: completed calls per
+// second and failed calls.
+func runTenant(t *testing.T, ctx context.Context, addr, user string, op sweepOp, threads int, warm, measure time.Duration) (float64, int64) {
+	t.Helper()
+	var conns []*hbaserpc.ClientConn
+	for range min(threads, 8) {
+		cc, err := hbaserpc.Dial(ctx, addr, hbaserpc.DialOptions{User: user, Service: "ClientService"})
+		must(t, err)
+		defer cc.Close()
+		conns = append(conns, cc)
+	}
+	var done, failed atomic.Int64
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	for i := range threads {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for !stop.Load() {
+				if err := op.call(ctx, conns[i%len(conns)]); err != nil {
+					failed.Add(1)
+				} else {
+					done.Add(1)
+				}
+			}
+		}()
+	}
+	time.Sleep(warm)
+	start, failedStart, t0 := done.Load(), failed.Load(), time.Now()
+	time.Sleep(measure)
+	end, failedEnd, el := done.Load(), failed.Load(), time.Since(t0)
+	stop.Store(true)
+	wg.Wait()
+	return float64(end-start) / el.Seconds(), failedEnd - failedStart
+}
+
+// burstDrain is how long a tenant running flat out at capacity C takes to
+// spend the initial burst of a bucket limited to f×C (it starts full, one
+// second of the limit, and refills while spent): f/(1-f) seconds, with a
+// margin, capped at 5 s (at f near 1 the burst lasts but changes nothing:
+// the tenant runs at capacity either way).
+func burstDrain(f float64) time.Duration {
+	if f >= 0.84 {
+		return 5 * time.Second
+	}
+	return time.Duration(1.2 * f / (1 - f) * float64(time.Second))
+}
+
+// sweepCase is one operation at one client concurrency, throttled at
+// fractions of its measured unthrottled rate.
+type sweepCase struct {
+	op        string
+	threads   int
+	fractions []float64
+}
+
+// quotaSweep measures, for each case, the unthrottled rate (the capacity
+// for that operation and concurrency), then throttles a fresh user at each
+// fraction of it (REQUEST_NUMBER, queue mode) and checks the long-run rate
+// is within ±5% of the limit. The first warm of each level spends the
+// bucket's initial burst (one second of the limit), so the measured window
+// sees the refill rate alone. It returns the table it logs.
+func quotaSweep(t *testing.T, cases []sweepCase, warm, measure time.Duration) string {
+	c := startCluster(t, Config{})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	defer cancel()
+	cl := newClient(t, c.MasterAddr())
+	must(t, cl.createTable(ctx, "qsweep", families("f")))
+	for i := range 100 {
+		must(t, cl.put(ctx, "qsweep", fmt.Sprintf("r%03d", i), kv("f", "q", strings.Repeat("v", 100))))
+	}
+	addr, ops := sweepOps(t, ctx, cl, "qsweep")
+	var b strings.Builder
+	fmt.Fprintf(&b, "| op | threads | capacity (ops/s) | limit %% | limit (req/s) | measured (req/s) | error | failed calls |\n")
+	fmt.Fprintf(&b, "|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, sc := range cases {
+		op := ops[sc.op]
+		capacity, _ := runTenant(t, ctx, addr, fmt.Sprintf("cap-%s-%d", sc.op, sc.threads), op, sc.threads, warm/2, measure)
+		for i, f := range sc.fractions {
+			user := fmt.Sprintf("sweep-%s-%d-%d", sc.op, sc.threads, i)
+			limit := max(1, int64(math.Round(f*capacity)))
+			must(t, cl.setQuota(ctx, throttleReq(user, quota.RequestNumber, uint64(limit))))
+			time.Sleep(50 * time.Millisecond) // propagation takes < 1 ms
+			rate, failed := runTenant(t, ctx, addr, user, op, sc.threads, warm+burstDrain(f), measure)
+			errPct := (rate - float64(limit)) / float64(limit) * 100
+			fmt.Fprintf(&b, "| %s | %d | %.0f | %.0f%% | %d | %.1f | %+.1f%% | %d |\n",
+				sc.op, sc.threads, capacity, f*100, limit, rate, errPct, failed)
+			if math.Abs(errPct) > 5 {
+				t.Errorf("%s, %d threads, limit %d req/s (%.0f%% of %.0f): measured %.1f req/s (%+.1f%%), want ±5%%",
+					sc.op, sc.threads, limit, f*100, capacity, rate, errPct)
+			}
+		}
+	}
+	t.Logf("quota sweep (warm %v plus the burst's drain time, measured %v per level):\n%s", warm, measure, b.String())
+	return b.String()
+}
+
+// TestQuotaSweepQuick is the short version of the exactness sweep that
+// runs in every `make test`: gets, puts and scans at a few fractions of
+// their capacity, 1 and 64 client threads. WEIR_QUOTA_SWEEP=1 (make
+// test-sweep) runs TestQuotaSweepFull instead.
+func TestQuotaSweepQuick(t *testing.T) {
+	if os.Getenv("WEIR_QUOTA_SWEEP") != "" {
+		t.Skip("the full sweep runs instead")
+	}
+	quotaSweep(t, []sweepCase{
+		{"get", 64, []float64{0.25}},
+		{"put", 1, []float64{0.3}},
+		{"scan", 64, []float64{0.2}},
+	}, 500*time.Millisecond, time.Second)
+}
+
+// TestQuotaSweepFull: limits from 1% to 100% of capacity for gets, puts
+// and scans with 1 and 64 client threads (about 3 minutes; docs/
+// performance.md has a run). Set WEIR_QUOTA_SWEEP=1 (make test-sweep).
+func TestQuotaSweepFull(t *testing.T) {
+	if os.Getenv("WEIR_QUOTA_SWEEP") == "" {
+		t.Skip("set WEIR_QUOTA_SWEEP=1 (make test-sweep)")
+	}
+	levels := []float64{0.01, 0.05, 0.1, 0.25, 0.5, 0.75, 1}
+	var cases []sweepCase
+	for _, op := range []string{"get", "put", "scan"} {
+		for _, threads := range []int{1, 64} {
+			cases = append(cases, sweepCase{op, threads, levels})
+		}
+	}
+	quotaSweep(t, cases, time.Second, 3*time.Second)
+}
+
