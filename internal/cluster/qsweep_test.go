@@ -189,4 +189,3 @@ func TestQuotaSweepFull(t *testing.T) {
 	}
 	quotaSweep(t, cases, time.Second, 3*time.Second)
 }
-
