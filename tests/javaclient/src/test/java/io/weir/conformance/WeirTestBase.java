@@ -40,7 +40,7 @@ abstract class WeirTestBase {
 
   @BeforeAll
   void startWeir() throws Exception {
-    weir = WeirServer.start(getClass().getSimpleName());
+    weir = WeirServer.start(getClass().getSimpleName(), weirArgs());
     try {
       conn = ConnectionFactory.createConnection(clientConf(weir));
       admin = conn.getAdmin();
@@ -48,6 +48,11 @@ abstract class WeirTestBase {
       weir.close();
       throw e;
     }
+  }
+
+  /** Extra `weir standalone` arguments of this test class's server; none by default. */
+  protected List<String> weirArgs() {
+    return List.of();
   }
 
   @AfterAll
