@@ -128,8 +128,11 @@ type sweepCase struct {
 // (it starts full, one second of the limit) with one Multi, so the window
 // measures the refill rate alone, however fast the server is. A tenant
 // whose limit is above what the server serves it at that moment (levels
-// near 100% on a busy machine) is not throttled at all and falls short.
-// It returns the table it logs.
+// near 100%, or a shared machine that slowed down) is not throttled at all
+// and falls short: the unthrottled rate is measured again after each
+// level, and a level whose limit exceeds 90% of the lower of the two
+// measurements is reported as server-bound instead of checked. It returns
+// the table it logs.
 func quotaSweep(t *testing.T, cases []sweepCase, warm, measure time.Duration) string {
 	c := startCluster(t, Config{})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
@@ -141,8 +144,8 @@ func quotaSweep(t *testing.T, cases []sweepCase, warm, measure time.Duration) st
 	}
 	addr, ops, drain := sweepOps(t, ctx, cl, "qsweep")
 	var b strings.Builder
-	fmt.Fprintf(&b, "| op | threads | capacity (ops/s) | limit %% | limit (req/s) | measured (req/s) | error | failed calls |\n")
-	fmt.Fprintf(&b, "|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Fprintf(&b, "| op | threads | capacity (ops/s) | limit %% | limit (req/s) | measured (req/s) | error | failed calls | capacity after (ops/s) |\n")
+	fmt.Fprintf(&b, "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, sc := range cases {
 		op := ops[sc.op]
 		capacity, _ := runTenant(t, ctx, addr, fmt.Sprintf("cap-%s-%d", sc.op, sc.threads), op, sc.threads, warm, measure, nil)
@@ -153,10 +156,19 @@ func quotaSweep(t *testing.T, cases []sweepCase, warm, measure time.Duration) st
 			time.Sleep(50 * time.Millisecond) // propagation takes < 1 ms
 			rate, failed := runTenant(t, ctx, addr, user, op, sc.threads, warm, measure,
 				func(ctx context.Context, cc *hbaserpc.ClientConn) error { return drain(ctx, cc, limit) })
+			// The machine may have slowed down meanwhile (a shared box):
+			// measure again; a limit above 90% of what the server gives
+			// an unthrottled tenant now is not the binding constraint.
+			after, _ := runTenant(t, ctx, addr, fmt.Sprintf("cap-%s-%d", sc.op, sc.threads), op, sc.threads, 0, measure/2, nil)
 			errPct := (rate - float64(limit)) / float64(limit) * 100
-			fmt.Fprintf(&b, "| %s | %d | %.0f | %.0f%% | %d | %.1f | %+.1f%% | %d |\n",
-				sc.op, sc.threads, capacity, f*100, limit, rate, errPct, failed)
-			if math.Abs(errPct) > 5 {
+			serverBound := float64(limit) > 0.9*min(capacity, after)
+			note := ""
+			if serverBound {
+				note = " (server-bound)"
+			}
+			fmt.Fprintf(&b, "| %s | %d | %.0f | %.0f%% | %d | %.1f | %+.1f%%%s | %d | %.0f |\n",
+				sc.op, sc.threads, capacity, f*100, limit, rate, errPct, note, failed, after)
+			if math.Abs(errPct) > 5 && !serverBound {
 				t.Errorf("%s, %d threads, limit %d req/s (%.0f%% of %.0f): measured %.1f req/s (%+.1f%%), want ±5%%",
 					sc.op, sc.threads, limit, f*100, capacity, rate, errPct)
 			}
