@@ -88,15 +88,28 @@ func runTenant(t *testing.T, ctx context.Context, addr, user string, op sweepOp,
 	if before != nil {
 		must(t, before(ctx, conns[0]))
 	}
+	// Each worker stamps its own completions against a window fixed in
+	// advance: on a loaded machine the measuring goroutine may be
+	// descheduled between reading a counter and the clock, which skewed
+	// the rate by several percent.
+	t0 := time.Now().Add(warm)
+	t1 := t0.Add(measure)
 	var done, failed atomic.Int64
-	var stop atomic.Bool
 	var wg sync.WaitGroup
 	for i := range threads {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for !stop.Load() {
-				if err := op.call(ctx, conns[i%len(conns)]); err != nil {
+			for {
+				err := op.call(ctx, conns[i%len(conns)])
+				now := time.Now()
+				if now.After(t1) {
+					return
+				}
+				if now.Before(t0) {
+					continue
+				}
+				if err != nil {
 					failed.Add(1)
 				} else {
 					done.Add(1)
@@ -104,13 +117,8 @@ func runTenant(t *testing.T, ctx context.Context, addr, user string, op sweepOp,
 			}
 		}()
 	}
-	time.Sleep(warm)
-	start, failedStart, t0 := done.Load(), failed.Load(), time.Now()
-	time.Sleep(measure)
-	end, failedEnd, el := done.Load(), failed.Load(), time.Since(t0)
-	stop.Store(true)
 	wg.Wait()
-	return float64(end-start) / el.Seconds(), failedEnd - failedStart
+	return float64(done.Load()) / measure.Seconds(), failed.Load()
 }
 
 // sweepCase is one operation at one client concurrency, throttled at
