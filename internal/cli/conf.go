@@ -35,7 +35,7 @@ func (c confFlag) Set(v string) error {
 	return nil
 }
 
-const confUsage = "configuration key=value, repeatable: hbase.regionserver.handler.count, hbase.quota.default.user.machine.{read,write,request}.{num,size}, hbase.quota.default.user.machine.request.handler.usage.ms"
+const confUsage = "configuration key=value, repeatable: hbase.regionserver.handler.count, weir.regionserver.high.priority.handler.count, hbase.quota.default.user.machine.{read,write,request}.{num,size}, hbase.quota.default.user.machine.request.handler.usage.ms"
 
 // registerConf adds -D and its long form --conf to fs.
 func registerConf(fs *flag.FlagSet) confFlag {
@@ -67,6 +67,9 @@ type serverConf struct {
 	defaultUser map[quota.ThrottleType]quota.Limit
 	// handlerCount is hbase.regionserver.handler.count (0: default).
 	handlerCount int
+	// highHandlers is weir.regionserver.high.priority.handler.count (0:
+	// default, -1: none).
+	highHandlers int
 }
 
 // parse checks every key and value; an unknown key or a bad value is an
@@ -75,6 +78,17 @@ func (c confFlag) parse() (serverConf, error) {
 	var sc serverConf
 	for _, k := range slices.Sorted(maps.Keys(c)) {
 		v := c[k]
+		if k == "weir.regionserver.high.priority.handler.count" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return sc, fmt.Errorf("-D %s=%s: want a number of handlers, 0 or more", k, v)
+			}
+			sc.highHandlers = n
+			if n == 0 {
+				sc.highHandlers = -1 // none; 0 in regionserver.Config means the default
+			}
+			continue
+		}
 		if k == "hbase.regionserver.handler.count" {
 			n, err := strconv.Atoi(v)
 			if err != nil || n == 0 || n < -1 {

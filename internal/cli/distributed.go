@@ -225,6 +225,7 @@ func runRegionServer(args []string, stdout, stderr io.Writer) int {
 			DataDir: filepath.Join(*data, fmt.Sprintf("rs-%d", i)), Bind: sf.bind, Port: *port + i, InfoPort: *infoPort + i,
 			Advertise: *advertise, HostID: *hostID, Instance: i, Etcd: cli, Logger: log,
 			QuotaDisabled: !*quotaEnabled, QuotaMode: mode, QuotaDefaultUser: sc.defaultUser, HandlerCount: sc.handlerCount,
+			HighPriorityHandlers: sc.highHandlers,
 		})
 		if err != nil {
 			fmt.Fprintf(stderr, "weir regionserver: instance %d: %v\n", i, err)

@@ -68,6 +68,7 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 		QuotaMode:            mode,
 		QuotaDefaultUser:     sc.defaultUser,
 		HandlerCount:         sc.handlerCount,
+		HighHandlers:         sc.highHandlers,
 		Logger:               logger,
 	})
 	if err != nil {

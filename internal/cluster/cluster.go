@@ -55,10 +55,12 @@ type Config struct {
 	QuotaDisabled bool
 	// QuotaMode is weir.quota.throttle.mode: queue (default) or reject.
 	QuotaMode quota.Mode
-	// QuotaDefaultUser and HandlerCount are passed to every region server
-	// (regionserver.Config).
+	// QuotaDefaultUser, HandlerCount and HighHandlers are passed to every
+	// region server (regionserver.Config: QuotaDefaultUser, HandlerCount,
+	// HighPriorityHandlers).
 	QuotaDefaultUser map[quota.ThrottleType]quota.Limit
 	HandlerCount     int
+	HighHandlers     int
 	// Logger receives every component's logs. Default: discard.
 	Logger *slog.Logger
 }
@@ -170,6 +172,8 @@ func (c *Cluster) StartRegionServer(ctx context.Context, i int) error {
 
 		QuotaDefaultUser: c.cfg.QuotaDefaultUser,
 		HandlerCount:     c.cfg.HandlerCount,
+
+		HighPriorityHandlers: c.cfg.HighHandlers,
 	})
 	if err != nil {
 		return fmt.Errorf("cluster: region server %d: %w", i, err)

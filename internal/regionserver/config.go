@@ -71,6 +71,10 @@ type Config struct {
 	// waits). Needs quotas enabled. Default DefaultHandlerCount (30); a
 	// negative value means no bound (and no priorities).
 	HandlerCount int
+	// HighPriorityHandlers is weir.regionserver.high.priority.handler.count:
+	// slots beyond HandlerCount that only PRIORITY HIGH calls may take.
+	// Default DefaultHighPriorityHandlers (4); negative: none.
+	HighPriorityHandlers int
 	// Logger receives the server's logs. Default: discard.
 	Logger *slog.Logger
 }
@@ -103,6 +107,9 @@ func (c *Config) EnsureDefaults() {
 	}
 	if c.HandlerCount == 0 {
 		c.HandlerCount = DefaultHandlerCount
+	}
+	if c.HighPriorityHandlers == 0 {
+		c.HighPriorityHandlers = DefaultHighPriorityHandlers
 	}
 }
 

@@ -32,13 +32,20 @@ func (g *quotaGate) acquireSlot(ctx context.Context, user string) (func(), error
 	return g.slots.Acquire(ctx, user, p, w)
 }
 
-// newSlots returns the scheduler for n execution slots (nil, no bound, for
-// n < 0).
-func newSlots(n int) *quota.Scheduler {
+// DefaultHighPriorityHandlers is weir.regionserver.high.priority.handler.count's
+// default: execution slots beyond hbase.regionserver.handler.count that
+// only PRIORITY HIGH calls may take (as HBase keeps priority handlers for
+// meta and admin calls apart), so that a HIGH call need not wait for a
+// running LOW call to finish.
+const DefaultHighPriorityHandlers = 4
+
+// newSlots returns the scheduler for n execution slots plus high reserved
+// for HIGH calls (nil, no bound, for n < 0).
+func newSlots(n, high int) *quota.Scheduler {
 	if n < 0 {
 		return nil
 	}
-	return &quota.Scheduler{Slots: n}
+	return &quota.Scheduler{Slots: n, HighReserve: high}
 }
 
 // QuotaTenant returns the scheduling class and weight the server applies

@@ -55,7 +55,7 @@ func TestGateSchedulesByPriorityAndWeight(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g.slots = newSlots(1)
+	g.slots = newSlots(1, 0)
 	st := quota.Settings{}
 	for _, c := range []quota.Change{
 		{User: "etl", Priority: "LOW"},
@@ -120,7 +120,7 @@ func TestGateWorkConserving(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g.slots = newSlots(3)
+	g.slots = newSlots(3, 0)
 	st, err := (quota.Settings{}).Apply(quota.Change{User: "etl", Priority: "LOW"})
 	if err != nil {
 		t.Fatal(err)
