@@ -44,10 +44,12 @@ type PriorityStudyConfig struct {
 
 // PriorityRow is one phase's result; latencies in milliseconds.
 type PriorityRow struct {
-	Phase            string
-	ThruHigh, P50H   float64
-	P99High, ThruLow float64
-	ErrorsH, ErrorsL int64
+	Phase string
+	// ThruHigh and ThruLow are the tenants' operations per second; P50H
+	// and P99High are H's latency percentiles.
+	ThruHigh, ThruLow float64
+	P50H, P99High     float64
+	ErrorsH, ErrorsL  int64
 	// CPUPerOpUs is the server's CPU time per operation (H's gets plus L's
 	// scans), 0 when unknown.
 	CPUPerOpUs float64
