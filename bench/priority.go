@@ -38,6 +38,9 @@ type PriorityStudyConfig struct {
 	// ServerPID, if set, is the region server's process: its CPU time per
 	// operation is reported (from /proc/<pid>/stat).
 	ServerPID int
+	// Rounds repeats the two phases with L, alternating, to show how much
+	// of a difference is drift of the machine (default 1).
+	Rounds int
 	// Log receives progress lines (may be nil).
 	Log io.Writer
 }
@@ -84,6 +87,9 @@ func (c *PriorityStudyConfig) defaults() {
 	}
 	if c.Log == nil {
 		c.Log = io.Discard
+	}
+	if c.Rounds <= 0 {
+		c.Rounds = 1
 	}
 }
 
@@ -138,14 +144,15 @@ func RunPriorityStudy(ctx context.Context, cfg PriorityStudyConfig) ([]PriorityR
 		return errors.Join(admin.SetQuota(ctx, client.QuotaSettings{User: prioUserHigh, Priority: client.PriorityHigh}),
 			admin.SetQuota(ctx, client.QuotaSettings{User: prioUserLow, Priority: client.PriorityLow}))
 	}
-	phases := []struct {
+	type phase struct {
 		name     string
 		settings func(context.Context) error
 		low      bool
-	}{
-		{"HIGH alone", prio, false},
-		{"HIGH + LOW scans, no priorities", clear, true},
-		{"HIGH + LOW scans, priorities", prio, true},
+	}
+	phases := []phase{{"HIGH alone", prio, false}}
+	for range cfg.Rounds {
+		phases = append(phases, phase{"HIGH + LOW scans, no priorities", clear, true},
+			phase{"HIGH + LOW scans, priorities", prio, true})
 	}
 	// The first phase with L otherwise runs on cold caches: read the table
 	// once first (L's scans for a while, nothing measured).

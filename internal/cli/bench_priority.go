@@ -37,6 +37,7 @@ func runPriorityStudy(args []string, stdout, stderr io.Writer) int {
 	scanLen := fs.Int("scan-length", 100, "rows per prio_low scan")
 	records := fs.Int64("recordcount", 100000, "records to load if the table is missing")
 	pid := fs.Int("server-pid", 0, "region server process id, for its CPU time per operation")
+	rounds := fs.Int("rounds", 1, "repeat the two phases with scans this many times, alternating")
 	fs.Usage = func() { fmt.Fprint(stderr, priorityUsage+"\nflags:\n"); fs.PrintDefaults() }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -44,12 +45,12 @@ func runPriorityStudy(args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
-	if fs.NArg() > 0 || *duration < time.Second || *high < 1 || *low < 1 || *scanLen < 1 || *records < 1 {
-		fmt.Fprintln(stderr, "weir bench priority-study: --duration must be at least 1s; threads, scan length and record count positive; no arguments")
+	if fs.NArg() > 0 || *duration < time.Second || *high < 1 || *low < 1 || *scanLen < 1 || *records < 1 || *rounds < 1 {
+		fmt.Fprintln(stderr, "weir bench priority-study: --duration must be at least 1s; threads, scan length, record count and rounds positive; no arguments")
 		return 2
 	}
 	cfg := bench.PriorityStudyConfig{Master: *master, Duration: *duration, Warmup: *warmup, ThreadsHigh: *high,
-		ThreadsLow: *low, ScanLength: *scanLen, RecordCount: *records, ServerPID: *pid, Log: stderr}
+		ThreadsLow: *low, ScanLength: *scanLen, RecordCount: *records, ServerPID: *pid, Rounds: *rounds, Log: stderr}
 	if *warmup <= 0 {
 		cfg.Warmup = -1
 	}
