@@ -44,6 +44,10 @@ test-ui: build ## the web UI of a real bin/weir standalone in headless Chromium;
 test-short: ## quick tests without the race detector
 	$(GO) test -short $(PKGS)
 
+.PHONY: test-sweep
+test-sweep: ## quota exactness sweep: limits 1-100% of capacity, gets/puts/scans, 1 and 64 threads (~5 min; WEIR_QUOTA_SWEEP_SECONDS=N per level)
+	WEIR_QUOTA_SWEEP=1 $(GO) test -count=1 -timeout 30m -run 'TestQuotaSweepFull' -v ./internal/cluster/
+
 .PHONY: test-java
 test-java: build ## HBase 2.6.4 Java client conformance tests against bin/weir (needs Java 17 + Maven)
 	rm -rf tests/javaclient/target/surefire-reports

@@ -69,6 +69,11 @@ type QuotaSettings struct {
 	RemoveAll bool
 	// BypassGlobals sets GLOBAL_BYPASS (a plain user only).
 	BypassGlobals *bool
+	// Priority and Weight set the user's scheduling class and fair-share
+	// weight (Weir extensions, a plain user only; see quota_sched.go).
+	// Zero values leave them unchanged.
+	Priority QuotaPriority
+	Weight   int
 }
 
 var timeUnits = []struct {
@@ -121,8 +126,11 @@ func (s QuotaSettings) request() (*hbasepb.SetQuotaRequest, error) {
 		req.Throttle = &hbasepb.ThrottleRequest{Type: hbasepb.ThrottleType(t.Type).Enum(),
 			TimedQuota: &hbasepb.TimedQuota{TimeUnit: unit.Enum(), SoftLimit: proto.Uint64(uint64(t.Limit)),
 				Scope: hbasepb.QuotaScope(scope).Enum()}}
-	case s.BypassGlobals == nil:
+	case s.BypassGlobals == nil && s.Priority == 0 && s.Weight == 0:
 		return nil, fmt.Errorf("%w: quota settings change nothing", ErrInvalidArgument)
+	}
+	if err := s.schedExt(req); err != nil {
+		return nil, err
 	}
 	return req, nil
 }
@@ -241,6 +249,11 @@ func quotaEntry(row, qual, value []byte) (QuotaEntry, error) {
 	if q.GetBypassGlobals() {
 		e.Settings = append(e.Settings, "GLOBAL_BYPASS => true")
 	}
+	sched, err := schedSettings(&q)
+	if err != nil {
+		return e, fmt.Errorf("client: hbase:quota cell of %q: %w", row, err)
+	}
+	e.Settings = append(e.Settings, sched...)
 	th := q.GetThrottle()
 	fields := []struct {
 		t  ThrottleType

@@ -533,6 +533,13 @@ the form 100k/sec, 100M/min with (B, K, M, G, T, P) as valid size unit; and
   hbase> set_quota TYPE => THROTTLE, REGIONSERVER => 'all', LIMIT => '30000req/sec'
   hbase> set_quota USER => 'u1', GLOBAL_BYPASS => true
 
+Weir: PRIORITY (HIGH, MEDIUM, LOW; default MEDIUM) and WEIGHT (1..65536;
+default 1) of a USER decide who runs first when a region server is
+saturated: every queued HIGH call before any MEDIUM one, then shares in
+proportion to WEIGHT. An idle server makes nobody wait.
+  hbase> set_quota TYPE => THROTTLE, USER => 'etl', PRIORITY => LOW
+  hbase> set_quota TYPE => THROTTLE, USER => 'web', PRIORITY => HIGH, WEIGHT => 4
+
 TYPE => SPACE
   hbase> set_quota TYPE => SPACE, TABLE => 't1', LIMIT => '1G', POLICY => NO_INSERTS
   hbase> set_quota TYPE => SPACE, TABLE => 't1', LIMIT => NONE`})

@@ -44,7 +44,7 @@ func quotaSettings(h *Hash) (client.QuotaSettings, error) {
 		}
 		return s, errorf("set_quota: unknown TYPE %s (want THROTTLE)", typ)
 	}
-	for _, k := range []string{"PRIORITY", "WEIGHT", "POLICY", "SPACE_LIMIT"} {
+	for _, k := range []string{"POLICY", "SPACE_LIMIT"} {
 		if h.Get(k) != nil {
 			return s, unsupported("set_quota option " + k)
 		}
@@ -67,13 +67,16 @@ func quotaSettings(h *Hash) (client.QuotaSettings, error) {
 	// SCOPE exactly as the master will.
 	change := quota.Change{User: s.User, Namespace: s.Namespace, Table: s.Table, RegionServer: s.RegionServer,
 		ThrottleType: ttype, Limit: limit, Scope: scope, Bypass: s.BypassGlobals}
+	if err := quotaSched(h, &s, &change); err != nil {
+		return s, err
+	}
 	if _, err := (quota.Settings{}).Apply(change); err != nil && hasLimit && !strings.EqualFold(limit, "NONE") {
 		return s, errorf("%v", err)
 	}
 	switch {
 	case !hasLimit:
-		if s.BypassGlobals == nil {
-			return s, errorf("set_quota needs LIMIT or GLOBAL_BYPASS")
+		if s.BypassGlobals == nil && s.Priority == client.PriorityUnchanged && s.Weight == 0 {
+			return s, errorf("set_quota needs LIMIT, GLOBAL_BYPASS, PRIORITY or WEIGHT")
 		}
 	case strings.EqualFold(strings.TrimSpace(limit), "NONE"):
 		if ttype == "" {

@@ -23,6 +23,7 @@ func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 
 const benchUsage = `usage: weir bench load|run -P WORKLOADFILE [-p key=value]... [flags]
        weir bench throttle-study [flags]   (weir bench throttle-study -h)
+       weir bench priority-study [flags]   (weir bench priority-study -h)
 
 Runs YCSB's CoreWorkload against Weir (or any HBase 2.6 cluster) and prints
 YCSB's report format. Property files are YCSB's (workloads/workloada ...
@@ -43,6 +44,9 @@ the driver itself.
 func runBench(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "throttle-study" {
 		return runThrottleStudy(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "priority-study" {
+		return runPriorityStudy(args[1:], stdout, stderr)
 	}
 	if len(args) == 0 || (args[0] != "load" && args[0] != "run") {
 		fmt.Fprint(stderr, benchUsage)

@@ -194,7 +194,13 @@ func runRegionServer(args []string, stdout, stderr io.Writer) int {
 	maxFileSize := fs.Int64("max-filesize", regionserver.DefaultMaxFileSize, "hbase.hregion.max.filesize: split a region whose data passes this many bytes (a table's MAX_FILESIZE overrides it)")
 	quotaPerHost := fs.Bool("quota-machine-per-host", true,
 		"weir.quota.machine.per.host: the instances on one host (--host-id) share each MACHINE-scope limit; false applies it to each instance, as HBase")
+	conf := registerConf(fs)
 	if !parseFlags(fs, args, stderr) {
+		return 2
+	}
+	sc, err := conf.parse()
+	if err != nil {
+		fmt.Fprintf(stderr, "weir regionserver: %v\n", err)
 		return 2
 	}
 	mode, err := quota.ParseMode(*quotaMode)
@@ -223,7 +229,9 @@ func runRegionServer(args []string, stdout, stderr io.Writer) int {
 			DataDir: filepath.Join(*data, fmt.Sprintf("rs-%d", i)), Bind: sf.bind, Port: *port + i, InfoPort: *infoPort + i,
 			Advertise: *advertise, HostID: *hostID, Instance: i, Etcd: cli, Logger: log,
 			QuotaDisabled: !*quotaEnabled, QuotaMode: mode, QuotaMachinePerInstance: !*quotaPerHost,
-			Split: regionserver.SplitConfig{MaxFileSize: *maxFileSize},
+			Split:            regionserver.SplitConfig{MaxFileSize: *maxFileSize},
+			QuotaDefaultUser: sc.defaultUser, HandlerCount: sc.handlerCount,
+			HighPriorityHandlers: sc.highHandlers,
 		})
 		if err != nil {
 			fmt.Fprintf(stderr, "weir regionserver: instance %d: %v\n", i, err)

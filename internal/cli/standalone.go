@@ -31,7 +31,13 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 	quotaEnabled := fs.Bool("quota-enabled", true, "hbase.quota.enabled: enforce RPC quotas")
 	balancerPeriod := fs.Duration("balancer-period", 5*time.Minute, "hbase.balancer.period: how often the balancer runs")
 	maxFileSize := fs.Int64("max-filesize", regionserver.DefaultMaxFileSize, "hbase.hregion.max.filesize: split a region whose data passes this many bytes (a table's MAX_FILESIZE overrides it)")
+	conf := registerConf(fs)
 	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	sc, err := conf.parse()
+	if err != nil {
+		fmt.Fprintf(stderr, "weir standalone: %v\n", err)
 		return 2
 	}
 	if fs.NArg() > 0 {
@@ -65,6 +71,9 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 		QuotaMode:            mode,
 		Split:                regionserver.SplitConfig{MaxFileSize: *maxFileSize},
 		BalancerPeriod:       *balancerPeriod,
+		QuotaDefaultUser:     sc.defaultUser,
+		HandlerCount:         sc.handlerCount,
+		HighHandlers:         sc.highHandlers,
 		Logger:               logger,
 	})
 	if err != nil {

@@ -66,6 +66,12 @@ type Config struct {
 	LoadReportInterval time.Duration
 	// Split sets the region servers' automatic splitting by size.
 	Split regionserver.SplitConfig
+	// QuotaDefaultUser, HandlerCount and HighHandlers are passed to every
+	// region server (regionserver.Config: QuotaDefaultUser, HandlerCount,
+	// HighPriorityHandlers).
+	QuotaDefaultUser map[quota.ThrottleType]quota.Limit
+	HandlerCount     int
+	HighHandlers     int
 	// Logger receives every component's logs. Default: discard.
 	Logger *slog.Logger
 }
@@ -178,6 +184,10 @@ func (c *Cluster) StartRegionServer(ctx context.Context, i int) error {
 		Logger:        c.cfg.Logger,
 
 		LoadReportInterval: c.cfg.LoadReportInterval,
+		QuotaDefaultUser:   c.cfg.QuotaDefaultUser,
+		HandlerCount:       c.cfg.HandlerCount,
+
+		HighPriorityHandlers: c.cfg.HighHandlers,
 	})
 	if err != nil {
 		return fmt.Errorf("cluster: region server %d: %w", i, err)

@@ -82,8 +82,21 @@ func quotaChanges(req *hbasepb.SetQuotaRequest) ([]quota.Change, *meta.TableName
 		}
 		out = append(out, c)
 	}
+	// PRIORITY and WEIGHT travel as Weir extension fields (quota/ext.go).
+	sched, err := quota.SchedExt(req)
+	if err != nil {
+		return nil, nil, badQuota("%v", err)
+	}
+	if sched.Priority != nil || sched.Weight != 0 {
+		c := base
+		if sched.Priority != nil {
+			c.Priority = sched.Priority.String()
+		}
+		c.Weight = sched.Weight
+		out = append(out, c)
+	}
 	if len(out) == 0 {
-		return nil, nil, badQuota("quota: nothing to change: give a THROTTLE, GLOBAL_BYPASS or REMOVE_ALL")
+		return nil, nil, badQuota("quota: nothing to change: give a THROTTLE, GLOBAL_BYPASS, PRIORITY, WEIGHT or REMOVE_ALL")
 	}
 	return out, tn, nil
 }
@@ -180,6 +193,17 @@ func switchExceedThrottleQuota(ctx context.Context, m *Master, p []byte) (proto.
 	req, err := decode(p, &hbasepb.SwitchExceedThrottleQuotaRequest{})
 	if err != nil {
 		return nil, err
+	}
+	if req.GetExceedThrottleQuotaEnabled() {
+		// HBase refuses soft limits without a per-second region server
+		// quota to bound them.
+		st, err := m.catalog.QuotaState(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if err := st.Settings.CheckExceedThrottle(); err != nil {
+			return nil, badQuota("%v", err)
+		}
 	}
 	prev, err := m.catalog.SetQuotaSwitch(ctx, meta.QuotaSwitchExceedThrottle, req.GetExceedThrottleQuotaEnabled())
 	if err != nil {

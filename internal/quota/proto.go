@@ -9,11 +9,20 @@ import (
 	"github.com/weirdb/weir/internal/hbasepb"
 )
 
-// ToProto converts q's HBase part to the hbase:quota row value. Priority and
-// Weight are Weir extensions with no field in HBase's Quotas message; they
-// are not included (they are stored separately).
+// ToProto converts q to the hbase:quota row value. Priority and Weight,
+// which HBase's Quotas message has no field for, ride as Weir extension
+// fields (ext.go) that HBase's parser ignores.
 func (q Quota) ToProto() *hbasepb.Quotas {
 	out := &hbasepb.Quotas{}
+	if q.Priority != PriorityMedium || q.Weight != 0 {
+		var s Sched
+		if q.Priority != PriorityMedium {
+			p := q.Priority
+			s.Priority = &p
+		}
+		s.Weight = q.Weight
+		SetSchedExt(out, s)
+	}
 	if q.BypassGlobals {
 		b := true
 		out.BypassGlobals = &b
@@ -33,6 +42,14 @@ func (q Quota) ToProto() *hbasepb.Quotas {
 // it. Space quotas are ignored (not part of throttling).
 func QuotaFromProto(s Subject, p *hbasepb.Quotas) (Quota, error) {
 	q := Quota{BypassGlobals: p.GetBypassGlobals()}
+	sched, err := SchedExt(p)
+	if err != nil {
+		return Quota{}, fmt.Errorf("quota: %s: %w", s, err)
+	}
+	if sched.Priority != nil {
+		q.Priority = *sched.Priority
+	}
+	q.Weight = sched.Weight
 	if th := p.GetThrottle(); th != nil {
 		for t := RequestNumber; t <= RequestHandlerUsageMs; t++ {
 			pq := *throttleField(th, t)

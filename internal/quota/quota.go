@@ -236,7 +236,8 @@ type Checker struct {
 	// split, once SetSplit is called, scales shared limits (share.go).
 	split atomic.Pointer[Split]
 
-	updateMu sync.Mutex // serializes Update
+	updateMu sync.Mutex  // serializes Update
+	exceed   atomic.Bool // soft limits (soft.go)
 
 	defaults struct {
 		sync.RWMutex
@@ -463,7 +464,14 @@ func (c *Checker) Check(now time.Time, req Request) (Grant, error) {
 	var a amounts
 	mask := c.cost(req.Kind, req.Reqs, req.EstBytes, &a)
 	ns := c.clock(now)
-	for i := 0; i < n; i++ {
+	// Soft limits: the region-server limiter alone decides (soft.go).
+	soft := n > 1 && g.lims[n-1] == st.rs && c.exceed.Load()
+	if soft {
+		if err := c.checkSoft(&g, n, ns, &a, mask); err != nil {
+			return Grant{}, err
+		}
+	}
+	for i := 0; !soft && i < n; i++ {
 		ok, t, wait := g.lims[i].tryConsume(ns, &a, mask)
 		if !ok {
 			for j := 0; j < i; j++ {

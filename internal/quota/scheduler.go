@@ -17,11 +17,17 @@ import (
 // saturation two backlogged tenants of weights 3 and 1 get slots 3:1.
 //
 // Strict priority means LOW work can starve while HIGH work saturates the
-// server; that is the contract asked for. The zero value is not usable
-// until Slots is set; Slots must not change after first use. Safe for
-// concurrent use.
+// server; that is the contract asked for.
+//
+// HighReserve extra slots are kept for HIGH work: a HIGH call is admitted
+// at once while fewer than Slots+HighReserve are in use, so it does not
+// wait for a running call to finish (slots cannot preempt), and a freed
+// slot beyond Slots goes to a HIGH waiter or is freed, never to a lower
+// one. The zero value is not usable until Slots is set; Slots and
+// HighReserve must not change after first use. Safe for concurrent use.
 type Scheduler struct {
-	Slots int
+	Slots       int
+	HighReserve int
 
 	mu struct {
 		sync.Mutex
@@ -94,13 +100,13 @@ func (s *Scheduler) Acquire(ctx context.Context, tenant string, prio Priority, w
 	if weight < 1 {
 		weight = 1
 	}
+	p := prioIndex(prio)
 	s.mu.Lock()
-	if s.mu.inUse < max(s.Slots, 1) {
+	if s.mu.inUse < s.limit(p) {
 		s.mu.inUse++
 		s.mu.Unlock()
 		return s.releaser(), nil
 	}
-	p := prioIndex(prio)
 	if s.mu.last == nil {
 		s.mu.last = make(map[tenantClass]float64)
 	}
@@ -134,13 +140,23 @@ func (s *Scheduler) releaser() func() {
 	return func() { once.Do(s.release) }
 }
 
-// release passes the slot to the next waiter, or frees it.
+// limit is how many slots may be in use when a call of priority index p
+// is admitted.
+func (s *Scheduler) limit(p int) int {
+	if p == 2 {
+		return max(s.Slots, 1) + max(s.HighReserve, 0)
+	}
+	return max(s.Slots, 1)
+}
+
+// release passes the slot to the next waiter that may take it (one whose
+// priority's limit the slot is within), or frees it.
 func (s *Scheduler) release() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for p := 2; p >= 0; p-- {
 		q := &s.mu.queues[p]
-		if q.Len() == 0 {
+		if q.Len() == 0 || s.mu.inUse > s.limit(p) {
 			continue
 		}
 		w := heap.Pop(q).(*waiter)

@@ -114,3 +114,29 @@ func TestSchedulerCancel(t *testing.T) {
 		t.Fatalf("inUse %d", s.InUse())
 	}
 }
+
+// TestSchedulerHighReserve: a HIGH call takes a reserved slot at once
+// instead of waiting behind running work, and a reserved slot freed is
+// never handed to a lower priority.
+func TestSchedulerHighReserve(t *testing.T) {
+	s := &Scheduler{Slots: 1, HighReserve: 1}
+	low, _ := s.Acquire(context.Background(), "etl", PriorityLow, 1)
+	high, err := s.Acquire(context.Background(), "web", PriorityHigh, 1)
+	if err != nil || s.InUse() != 2 {
+		t.Fatalf("HIGH with a reserved slot free: %v, %d in use", err, s.InUse())
+	}
+	admitted, rels := make(chan string, 2), make(chan func(), 2)
+	queueUp(t, s, "etl2", PriorityLow, 1, admitted, rels)
+	high() // the reserved slot is freed, not given to etl2
+	if s.Waiting() != 1 || s.InUse() != 1 {
+		t.Fatalf("after HIGH released: %d waiting, %d in use; want etl2 still waiting", s.Waiting(), s.InUse())
+	}
+	low() // a regular slot: etl2 gets it
+	if got := <-admitted; got != "etl2" {
+		t.Fatalf("admitted %s", got)
+	}
+	(<-rels)()
+	if s.InUse() != 0 {
+		t.Fatalf("%d in use at the end", s.InUse())
+	}
+}

@@ -72,6 +72,21 @@ type Config struct {
 	// host (one HostID) share a MACHINE limit, so k instances do not get k
 	// times it.
 	QuotaMachinePerInstance bool
+	// QuotaDefaultUser are the throttles of every user with no quota
+	// settings (hbase.quota.default.user.machine.*: per second, MACHINE
+	// scope). Default none.
+	QuotaDefaultUser map[quota.ThrottleType]quota.Limit
+	// HandlerCount is hbase.regionserver.handler.count: how many data
+	// calls (get, mutate, multi, scan on user tables) execute at once.
+	// When all are busy, queued calls are admitted by their user's
+	// PRIORITY, then by WEIGHT (work-conserving: with a free slot nobody
+	// waits). Needs quotas enabled. Default DefaultHandlerCount (30); a
+	// negative value means no bound (and no priorities).
+	HandlerCount int
+	// HighPriorityHandlers is weir.regionserver.high.priority.handler.count:
+	// slots beyond HandlerCount that only PRIORITY HIGH calls may take.
+	// Default DefaultHighPriorityHandlers (4); negative: none.
+	HighPriorityHandlers int
 	// Logger receives the server's logs. Default: discard.
 	Logger *slog.Logger
 }
@@ -106,6 +121,12 @@ func (c *Config) EnsureDefaults() {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
 	c.Split.EnsureDefaults()
+	if c.HandlerCount == 0 {
+		c.HandlerCount = DefaultHandlerCount
+	}
+	if c.HighPriorityHandlers == 0 {
+		c.HighPriorityHandlers = DefaultHighPriorityHandlers
+	}
 }
 
 // Validate reports every impossible setting.
@@ -140,6 +161,13 @@ func (c *Config) Validate() error {
 	}
 	if c.QuotaMaxWait < 0 {
 		errs = append(errs, fmt.Errorf("regionserver: QuotaMaxWait %v is negative", c.QuotaMaxWait))
+	}
+	if c.QuotaDefaultUser != nil {
+		qc := quota.Config{DefaultUserThrottles: c.QuotaDefaultUser}
+		qc.EnsureDefaults()
+		if err := qc.Validate(); err != nil {
+			errs = append(errs, fmt.Errorf("regionserver: default user quota: %w", err))
+		}
 	}
 	if c.MaxRequestSize < 1<<10 {
 		errs = append(errs, fmt.Errorf("regionserver: MaxRequestSize %d is below 1 KiB", c.MaxRequestSize))

@@ -39,6 +39,11 @@ type quotaGate struct {
 	checker  atomic.Pointer[quota.Checker]
 	admitter atomic.Pointer[quota.Admitter]
 	throttle atomic.Bool // /weir/quotas/rpc-throttle
+	exceed   atomic.Bool // /weir/quotas/exceed-throttle
+
+	// slots bounds concurrently executing data calls by priority and
+	// weight (scheduler_gate.go); nil: unbounded.
+	slots *quota.Scheduler
 
 	// scanners maps an open scanner id to its table: a scan's next() calls
 	// name only the scanner.
@@ -69,7 +74,10 @@ func (g *quotaGate) apply(st meta.QuotaState) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.throttle.Store(st.RPCThrottle)
-	return g.checker.Load().Update(st.Settings, time.Now())
+	g.exceed.Store(st.ExceedThrottle)
+	c := g.checker.Load()
+	c.SetExceedThrottle(st.ExceedThrottle)
+	return c.Update(st.Settings, time.Now())
 }
 
 // setMode switches queue/reject mode (a new checker: limiter state restarts).
@@ -89,6 +97,7 @@ func (g *quotaGate) reconfigureLocked(cfg quota.Config) error {
 	if err := g.applySplitLocked(c, time.Now()); err != nil {
 		return err
 	}
+	c.SetExceedThrottle(g.exceed.Load())
 	g.cfg = cfg
 	g.checker.Store(c)
 	g.admitter.Store(quota.NewAdmitter(c, nil, nil))
@@ -273,6 +282,11 @@ func (g *quotaGate) Serve(ctx context.Context, c *hbaserpc.Call) (hbaserpc.Respo
 		}
 		return hbaserpc.Response{}, err
 	}
+	release, err := g.acquireSlot(ctx, req.User)
+	if err != nil {
+		return hbaserpc.Response{}, err
+	}
+	defer release() // also when the handler panics
 	resp, err := g.next.Serve(ctx, c)
 	if err == nil {
 		switch req.Kind {

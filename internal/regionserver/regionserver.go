@@ -101,12 +101,13 @@ func Start(ctx context.Context, cfg Config) (*RegionServer, error) {
 	rs.metrics = newMetrics(rs)
 	var clientHandler hbaserpc.Handler = rs.client
 	if !cfg.QuotaDisabled {
-		if rs.quota, err = newQuotaGate(rs.client, quota.Config{Mode: cfg.QuotaMode, MaxWait: cfg.QuotaMaxWait},
-			cfg.HostID, !cfg.QuotaMachinePerInstance, rs.log.Warn); err != nil {
+		if rs.quota, err = newQuotaGate(rs.client, quota.Config{Mode: cfg.QuotaMode, MaxWait: cfg.QuotaMaxWait,
+			DefaultUserThrottles: cfg.QuotaDefaultUser}, cfg.HostID, !cfg.QuotaMachinePerInstance, rs.log.Warn); err != nil {
 			rs.client.Close()
 			_ = engine.Close()
 			return nil, err
 		}
+		rs.quota.slots = newSlots(cfg.HandlerCount, cfg.HighPriorityHandlers)
 		if st, err := rs.catalog.QuotaState(ctx); err != nil {
 			rs.log.Warn("regionserver: loading quota settings failed; the watch retries", "err", err)
 		} else if err := rs.quota.apply(st); err != nil {

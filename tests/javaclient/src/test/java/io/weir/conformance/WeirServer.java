@@ -78,11 +78,15 @@ final class WeirServer implements AutoCloseable {
   }
 
   static WeirServer start(String name) throws IOException, InterruptedException {
-    return start(name, 1);
+    return start(name, 1, List.of());
   }
 
-  /** Starts a standalone Weir with {@code regionServers} region servers. */
-  static WeirServer start(String name, int regionServers) throws IOException, InterruptedException {
+  /**
+   * Starts weir standalone with {@code regionServers} region servers and extra command-line
+   * arguments (e.g. --quota-mode reject).
+   */
+  static WeirServer start(String name, int regionServers, List<String> extraArgs)
+      throws IOException, InterruptedException {
     Path bin = binary();
     int[] ports = freePorts(3);
     Path dataDir = Files.createTempDirectory("weir-javaclient-" + name + "-");
@@ -91,7 +95,7 @@ final class WeirServer implements AutoCloseable {
     Path logFile = logDir.resolve(name + ".log");
 
     // Info ports 0: free ones, so that concurrent runs do not collide on 16010/16030.
-    List<String> cmd = List.of(bin.toString(), "standalone",
+    List<String> cmd = new ArrayList<>(List.of(bin.toString(), "standalone",
         "--regionservers", Integer.toString(regionServers),
         "--info-port", "0",
         "--regionserver-info-port", "0",
@@ -100,7 +104,8 @@ final class WeirServer implements AutoCloseable {
         "--port", Integer.toString(ports[0]),
         "--regionserver-port", Integer.toString(ports[1]),
         "--etcd-port", Integer.toString(ports[2]),
-        "--log-level", System.getProperty("weir.logLevel", "warn"));
+        "--log-level", System.getProperty("weir.logLevel", "warn")));
+    cmd.addAll(extraArgs);
     // Output goes straight to the log file (not through a pipe), so nothing Weir prints while
     // shutting down is lost when Process.destroy() closes the pipes.
     Files.writeString(logFile, "# " + String.join(" ", cmd) + "\n", StandardCharsets.UTF_8);

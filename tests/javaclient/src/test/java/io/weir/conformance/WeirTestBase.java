@@ -45,7 +45,7 @@ abstract class WeirTestBase {
 
   @BeforeAll
   void startWeir() throws Exception {
-    weir = WeirServer.start(getClass().getSimpleName(), regionServers());
+    weir = WeirServer.start(getClass().getSimpleName(), regionServers(), weirArgs());
     try {
       conn = ConnectionFactory.createConnection(clientConf(weir));
       admin = conn.getAdmin();
@@ -53,6 +53,11 @@ abstract class WeirTestBase {
       weir.close();
       throw e;
     }
+  }
+
+  /** Extra `weir standalone` arguments of this test class's server; none by default. */
+  protected List<String> weirArgs() {
+    return List.of();
   }
 
   @AfterAll

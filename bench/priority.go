@@ -1,0 +1,268 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/weirdb/weir/client"
+)
+
+// PriorityStudyConfig is one `weir bench priority-study`: how much a
+// latency-sensitive HIGH tenant suffers when a LOW tenant's scans saturate
+// the region server. Tenant H reads single rows (YCSB workload C) from a
+// few threads; tenant L scans 100 rows from many. Three phases: H alone;
+// H with L, no priorities (both MEDIUM); H with L, H at PRIORITY HIGH and
+// L at LOW (last, so that it never runs on colder caches than the phase it
+// is compared with). The goal is H's p99 with L ≤ 1.2 × its p99 alone.
+type PriorityStudyConfig struct {
+	// Master is the bootstrap address.
+	Master string
+	// Duration of each phase's measured run; Warmup runs before it.
+	Duration, Warmup time.Duration
+	// ThreadsHigh and ThreadsLow are the tenants' client threads
+	// (defaults 1 and 32).
+	ThreadsHigh, ThreadsLow int
+	// ScanLength is the rows per scan of L (default 100).
+	ScanLength int
+	// RecordCount is loaded once if the table is missing (default 100000).
+	RecordCount int64
+	// Table (default usertable).
+	Table string
+	// ServerPID, if set, is the region server's process: its CPU time per
+	// operation is reported (from /proc/<pid>/stat).
+	ServerPID int
+	// Rounds repeats the two phases with L, alternating, to show how much
+	// of a difference is drift of the machine (default 1).
+	Rounds int
+	// Log receives progress lines (may be nil).
+	Log io.Writer
+}
+
+// PriorityRow is one phase's result; latencies in milliseconds.
+type PriorityRow struct {
+	Phase string
+	// ThruHigh and ThruLow are the tenants' operations per second; P50H
+	// and P99High are H's latency percentiles.
+	ThruHigh, ThruLow float64
+	P50H, P99High     float64
+	ErrorsH, ErrorsL  int64
+	// CPUPerOpUs is the server's CPU time per operation (H's gets plus L's
+	// scans), 0 when unknown.
+	CPUPerOpUs float64
+}
+
+const (
+	prioUserHigh = "prio_high"
+	prioUserLow  = "prio_low"
+)
+
+func (c *PriorityStudyConfig) defaults() {
+	if c.Duration <= 0 {
+		c.Duration = 20 * time.Second
+	}
+	if c.Warmup == 0 {
+		c.Warmup = 2 * time.Second
+	}
+	if c.ThreadsHigh <= 0 {
+		c.ThreadsHigh = 1
+	}
+	if c.ThreadsLow <= 0 {
+		c.ThreadsLow = 32
+	}
+	if c.ScanLength <= 0 {
+		c.ScanLength = 100
+	}
+	if c.RecordCount <= 0 {
+		c.RecordCount = 100000
+	}
+	if c.Table == "" {
+		c.Table = "usertable"
+	}
+	if c.Log == nil {
+		c.Log = io.Discard
+	}
+	if c.Rounds <= 0 {
+		c.Rounds = 1
+	}
+}
+
+func (c *PriorityStudyConfig) props(role string, d time.Duration) Props {
+	s := StudyConfig{Table: c.Table, RecordCount: c.RecordCount, Threads: c.ThreadsHigh}
+	variant := "read"
+	if role == "T" {
+		s.Threads, variant = c.ThreadsLow, "scan"
+	}
+	p := s.props("run", role, variant, d)
+	if role == "T" {
+		p["minscanlength"], p["maxscanlength"] = strconv.Itoa(c.ScanLength), strconv.Itoa(c.ScanLength)
+	}
+	return p
+}
+
+// RunPriorityStudy runs the three phases and returns their rows; both
+// tenants' quota settings are removed at the end.
+func RunPriorityStudy(ctx context.Context, cfg PriorityStudyConfig) ([]PriorityRow, error) {
+	cfg.defaults()
+	cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	conn, err := client.Connect(cctx, cfg.Master, client.WithUser("admin"), client.WithRetries(3))
+	cancel()
+	if err != nil {
+		return nil, fmt.Errorf("cannot reach the cluster at %s: %w", cfg.Master, err)
+	}
+	defer conn.Close()
+	admin := conn.Admin()
+	clear := func(ctx context.Context) error {
+		return errors.Join(admin.SetQuota(ctx, client.QuotaSettings{User: prioUserHigh, RemoveAll: true}),
+			admin.SetQuota(ctx, client.QuotaSettings{User: prioUserLow, RemoveAll: true}))
+	}
+	defer func() {
+		rctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := clear(rctx); err != nil {
+			fmt.Fprintf(cfg.Log, "priority-study: removing the tenants' settings: %v\n", err)
+		}
+	}()
+	exists, err := admin.TableExists(ctx, cfg.Table)
+	if err != nil {
+		return nil, fmt.Errorf("cannot reach the cluster: %w", err)
+	}
+	if !exists {
+		fmt.Fprintf(cfg.Log, "priority-study: loading %d records into %s\n", cfg.RecordCount, cfg.Table)
+		s := StudyConfig{Table: cfg.Table, RecordCount: cfg.RecordCount, Threads: 8}
+		if _, err := Run(ctx, Config{Phase: "load", Props: s.props("load", "", "", 0), Master: cfg.Master, User: prioUserLow}); err != nil {
+			return nil, fmt.Errorf("load: %w", err)
+		}
+	}
+	prio := func(ctx context.Context) error {
+		return errors.Join(admin.SetQuota(ctx, client.QuotaSettings{User: prioUserHigh, Priority: client.PriorityHigh}),
+			admin.SetQuota(ctx, client.QuotaSettings{User: prioUserLow, Priority: client.PriorityLow}))
+	}
+	type phase struct {
+		name     string
+		settings func(context.Context) error
+		low      bool
+	}
+	phases := []phase{{"HIGH alone", prio, false}}
+	for range cfg.Rounds {
+		phases = append(phases, phase{"HIGH + LOW scans, no priorities", clear, true},
+			phase{"HIGH + LOW scans, priorities", prio, true})
+	}
+	// The first phase with L otherwise runs on cold caches: read the table
+	// once first (L's scans for a while, nothing measured).
+	if err := clear(ctx); err != nil {
+		return nil, err
+	}
+	if cfg.Warmup > 0 {
+		fmt.Fprintf(cfg.Log, "priority-study: warming the caches with %v of scans\n", 3*cfg.Warmup)
+		if _, err := Run(ctx, Config{Phase: "run", Props: cfg.props("T", 3*cfg.Warmup), Master: cfg.Master, User: prioUserLow}); err != nil {
+			return nil, fmt.Errorf("warming the caches: %w", err)
+		}
+	}
+	var rows []PriorityRow
+	for _, ph := range phases {
+		if err := ph.settings(ctx); err != nil {
+			return rows, fmt.Errorf("%s: setting priorities: %w", ph.name, err)
+		}
+		time.Sleep(200 * time.Millisecond) // enforced within 1 s, measured < 1 ms
+		if cfg.Warmup > 0 {
+			if _, _, err := cfg.runPhase(ctx, ph.low, cfg.Warmup); err != nil {
+				return rows, err
+			}
+		}
+		cpu0 := procCPU(cfg.ServerPID)
+		repH, repL, err := cfg.runPhase(ctx, ph.low, cfg.Duration)
+		if err != nil {
+			return rows, fmt.Errorf("%s: %w", ph.name, err)
+		}
+		cpu1 := procCPU(cfg.ServerPID)
+		row := PriorityRow{Phase: ph.name}
+		row.ThruHigh, _, row.P99High, row.ErrorsH = summarize(repH)
+		if len(repH.Ops) > 0 {
+			row.P50H = float64(repH.Ops[0].P50Us) / 1000
+		}
+		ops := row.ThruHigh * float64(repH.RunTimeMs) / 1000
+		if repL != nil {
+			row.ThruLow, _, _, row.ErrorsL = summarize(repL)
+			ops += row.ThruLow * float64(repL.RunTimeMs) / 1000
+		}
+		if cpu0 >= 0 && cpu1 >= 0 && ops > 0 {
+			row.CPUPerOpUs = (cpu1 - cpu0).Seconds() * 1e6 / ops
+		}
+		fmt.Fprintf(cfg.Log, "priority-study: %s: H %.0f ops/s p99 %.2f ms; L %.0f scans/s\n", ph.name, row.ThruHigh, row.P99High, row.ThruLow)
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
+// runPhase runs H, and L when low is set, concurrently for d.
+func (c *PriorityStudyConfig) runPhase(ctx context.Context, low bool, d time.Duration) (repH, repL *Report, err error) {
+	var wg sync.WaitGroup
+	var errL error
+	if low {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			repL, errL = Run(ctx, Config{Phase: "run", Props: c.props("T", d), Master: c.Master, User: prioUserLow})
+		}()
+	}
+	repH, errH := Run(ctx, Config{Phase: "run", Props: c.props("U", d), Master: c.Master, User: prioUserHigh})
+	wg.Wait()
+	if err := errors.Join(errH, errL); err != nil {
+		return nil, nil, err
+	}
+	return repH, repL, nil
+}
+
+// procCPU is the user+system CPU time of process pid from /proc, or -1.
+func procCPU(pid int) time.Duration {
+	if pid <= 0 {
+		return -1
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return -1
+	}
+	// Fields after the parenthesised command name; utime and stime are
+	// fields 14 and 15 (1-based), in clock ticks (100 per second on Linux).
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	f := strings.Fields(s[i+1:])
+	if len(f) < 13 {
+		return -1
+	}
+	u, err1 := strconv.ParseInt(f[11], 10, 64)
+	st, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return -1
+	}
+	return time.Duration(u+st) * 10 * time.Millisecond
+}
+
+// WritePriorityStudy prints the rows as a markdown table, with the p99
+// ratio against the first (HIGH alone) row.
+func WritePriorityStudy(w io.Writer, cfg PriorityStudyConfig, rows []PriorityRow) {
+	cfg.defaults()
+	fmt.Fprintf(w, "H: %d thread(s) of single-row reads as %s (PRIORITY HIGH); L: %d threads of %d-row scans as %s (PRIORITY LOW); %v per phase\n\n",
+		cfg.ThreadsHigh, prioUserHigh, cfg.ThreadsLow, cfg.ScanLength, prioUserLow, cfg.Duration)
+	fmt.Fprintln(w, "| phase | H ops/s | H p50 ms | H p99 ms | H p99 / alone | L scans/s | server CPU µs/op | errors H/L |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|")
+	for _, r := range rows {
+		ratio := "-"
+		if len(rows) > 0 && rows[0].P99High > 0 {
+			ratio = fmt.Sprintf("%.2f×", r.P99High/rows[0].P99High)
+		}
+		cpu := "-"
+		if r.CPUPerOpUs > 0 {
+			cpu = fmt.Sprintf("%.0f", r.CPUPerOpUs)
+		}
+		fmt.Fprintf(w, "| %s | %.0f | %.2f | %.2f | %s | %.0f | %s | %d/%d |\n",
+			r.Phase, r.ThruHigh, r.P50H, r.P99High, ratio, r.ThruLow, cpu, r.ErrorsH, r.ErrorsL)
+	}
+}

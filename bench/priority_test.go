@@ -1,0 +1,60 @@
+package bench_test
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/weirdb/weir/bench"
+	"github.com/weirdb/weir/internal/cluster"
+	"github.com/weirdb/weir/internal/quota"
+)
+
+// TestPriorityStudy runs the study briefly on an in-process cluster: three
+// phases, no failed operation, the server CPU read from /proc, and the
+// tenants' priorities removed at the end.
+func TestPriorityStudy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a cluster")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	c, err := cluster.Start(ctx, cluster.Config{DataDir: t.TempDir(), HandlerCount: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	cfg := bench.PriorityStudyConfig{Master: c.MasterAddr(), Duration: time.Second, Warmup: -1,
+		ThreadsLow: 4, ScanLength: 10, RecordCount: 500, ServerPID: os.Getpid()}
+	rows, err := bench.RunPriorityStudy(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var md strings.Builder
+	bench.WritePriorityStudy(&md, cfg, rows)
+	t.Logf("\n%s", md.String())
+	if len(rows) != 3 {
+		t.Fatalf("%d rows, want 3", len(rows))
+	}
+	for _, r := range rows {
+		if r.ThruHigh <= 0 || r.ErrorsH+r.ErrorsL != 0 || r.CPUPerOpUs <= 0 {
+			t.Errorf("%s: %+v", r.Phase, r)
+		}
+	}
+	if rows[0].ThruLow != 0 || rows[1].ThruLow <= 0 || rows[2].ThruLow <= 0 {
+		t.Errorf("scans only in the phases with L: %+v", rows)
+	}
+	if !strings.Contains(md.String(), "| HIGH alone |") || !strings.Contains(md.String(), "1.00×") {
+		t.Errorf("table:\n%s", md.String())
+	}
+	for _, u := range []string{"prio_high", "prio_low"} {
+		if p, w, _ := c.RegionServers[0].QuotaTenant(u); p != quota.PriorityMedium || w != 1 {
+			time.Sleep(500 * time.Millisecond) // the removal reaches the server by watch
+			if p, w, _ = c.RegionServers[0].QuotaTenant(u); p != quota.PriorityMedium || w != 1 {
+				t.Errorf("%s still %v weight %d after the study", u, p, w)
+			}
+		}
+	}
+}

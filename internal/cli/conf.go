@@ -1,0 +1,117 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/weirdb/weir/internal/quota"
+)
+
+// confFlag collects repeatable -D key=value (or --conf key=value)
+// settings, HBase's configuration keys, for the server commands, which
+// read no configuration file.
+type confFlag map[string]string
+
+func (c confFlag) String() string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(c)) {
+		parts = append(parts, k+"="+c[k])
+	}
+	return strings.Join(parts, ",")
+}
+
+func (c confFlag) Set(v string) error {
+	k, val, ok := strings.Cut(v, "=")
+	k = strings.TrimSpace(k)
+	if !ok || k == "" {
+		return fmt.Errorf("want key=value, got %q", v)
+	}
+	c[k] = strings.TrimSpace(val)
+	return nil
+}
+
+const confUsage = "configuration key=value, repeatable: hbase.regionserver.handler.count, weir.regionserver.high.priority.handler.count, hbase.quota.default.user.machine.{read,write,request}.{num,size}, hbase.quota.default.user.machine.request.handler.usage.ms"
+
+// registerConf adds -D and its long form --conf to fs.
+func registerConf(fs *flag.FlagSet) confFlag {
+	c := confFlag{}
+	fs.Var(c, "D", confUsage)
+	fs.Var(c, "conf", "same as -D")
+	return c
+}
+
+// defaultUserKeys maps hbase.quota.default.user.machine.* (HBase 2.6's
+// QuotaUtil.QUOTA_DEFAULT_USER_MACHINE_*) to throttle types. The values
+// are per-second limits in requests, bytes or milliseconds; -1 (HBase's
+// "unset") sets nothing.
+var defaultUserKeys = map[string]quota.ThrottleType{
+	"read.num":                 quota.ReadNumber,
+	"read.size":                quota.ReadSize,
+	"write.num":                quota.WriteNumber,
+	"write.size":               quota.WriteSize,
+	"request.num":              quota.RequestNumber,
+	"request.size":             quota.RequestSize,
+	"request.handler.usage.ms": quota.RequestHandlerUsageMs,
+}
+
+const defaultUserPrefix = "hbase.quota.default.user.machine."
+
+// serverConf is what -D settings configure on region servers.
+type serverConf struct {
+	// defaultUser are the default user quotas (nil: none).
+	defaultUser map[quota.ThrottleType]quota.Limit
+	// handlerCount is hbase.regionserver.handler.count (0: default).
+	handlerCount int
+	// highHandlers is weir.regionserver.high.priority.handler.count (0:
+	// default, -1: none).
+	highHandlers int
+}
+
+// parse checks every key and value; an unknown key or a bad value is an
+// error naming it.
+func (c confFlag) parse() (serverConf, error) {
+	var sc serverConf
+	for _, k := range slices.Sorted(maps.Keys(c)) {
+		v := c[k]
+		if k == "weir.regionserver.high.priority.handler.count" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return sc, fmt.Errorf("-D %s=%s: want a number of handlers, 0 or more", k, v)
+			}
+			sc.highHandlers = n
+			if n == 0 {
+				sc.highHandlers = -1 // none; 0 in regionserver.Config means the default
+			}
+			continue
+		}
+		if k == "hbase.regionserver.handler.count" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n == 0 || n < -1 {
+				return sc, fmt.Errorf("-D %s=%s: want a positive number of handlers (or -1: no bound)", k, v)
+			}
+			sc.handlerCount = n
+			continue
+		}
+		t, ok := defaultUserKeys[strings.TrimPrefix(k, defaultUserPrefix)]
+		if !ok || !strings.HasPrefix(k, defaultUserPrefix) {
+			return sc, fmt.Errorf("-D %s: unknown configuration key (known: %s)", k, confUsage[len("configuration key=value, repeatable: "):])
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n == 0 || n < -1 {
+			return sc, fmt.Errorf("-D %s=%s: want a positive per-second limit (or -1: unset)", k, v)
+		}
+		if n == -1 {
+			continue
+		}
+		if sc.defaultUser == nil {
+			sc.defaultUser = make(map[quota.ThrottleType]quota.Limit)
+		}
+		sc.defaultUser[t] = quota.Limit{Amount: n, Unit: t.Unit(), Per: time.Second}
+	}
+	return sc, nil
+}

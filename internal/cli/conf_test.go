@@ -1,0 +1,58 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/weirdb/weir/internal/quota"
+)
+
+func TestConfFlag(t *testing.T) {
+	c := confFlag{}
+	for _, kv := range []string{
+		"hbase.quota.default.user.machine.read.num=100",
+		"hbase.quota.default.user.machine.write.size = 1048576",
+		"hbase.quota.default.user.machine.request.num=-1",
+		"hbase.regionserver.handler.count=8",
+		"weir.regionserver.high.priority.handler.count=0",
+	} {
+		if err := c.Set(kv); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sc, err := c.parse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[quota.ThrottleType]quota.Limit{
+		quota.ReadNumber: {Amount: 100, Unit: quota.UnitRequests, Per: time.Second},
+		quota.WriteSize:  {Amount: 1 << 20, Unit: quota.UnitBytes, Per: time.Second},
+	}
+	if len(sc.defaultUser) != len(want) || sc.defaultUser[quota.ReadNumber] != want[quota.ReadNumber] ||
+		sc.defaultUser[quota.WriteSize] != want[quota.WriteSize] {
+		t.Fatalf("default user quotas %v, want %v (-1 unset)", sc.defaultUser, want)
+	}
+	if sc.handlerCount != 8 || sc.highHandlers != -1 {
+		t.Fatalf("handlers %d, high %d", sc.handlerCount, sc.highHandlers)
+	}
+
+	for _, tc := range []struct{ kv, want string }{
+		{"hbase.quota.default.user.machine.read.number=5", "unknown configuration key"},
+		{"hbase.quota.default.user.machine.read.num=0", "read.num=0"},
+		{"hbase.quota.default.user.machine.read.num=1.5", "read.num=1.5"},
+		{"hbase.regionserver.handler.count=0", "handler.count=0"},
+		{"no.such.key=1", "no.such.key"},
+	} {
+		c := confFlag{}
+		if err := c.Set(tc.kv); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.parse(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("-D %s: %v, want an error naming %q", tc.kv, err, tc.want)
+		}
+	}
+	if err := (confFlag{}).Set("novalue"); err == nil {
+		t.Error("-D novalue accepted")
+	}
+}
