@@ -241,6 +241,9 @@ func quotaEntry(row, qual, value []byte) (QuotaEntry, error) {
 	if q.GetBypassGlobals() {
 		e.Settings = append(e.Settings, "GLOBAL_BYPASS => true")
 	}
+	if q.GetSpace() != nil {
+		e.Settings = append(e.Settings, spaceSetting(q.GetSpace()))
+	}
 	th := q.GetThrottle()
 	fields := []struct {
 		t  ThrottleType

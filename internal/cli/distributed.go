@@ -155,6 +155,7 @@ func runMaster(args []string, stdout, stderr io.Writer) int {
 	port := fs.Int("port", 16000, "RPC port (client bootstrap)")
 	infoPort := fs.Int("info-port", 16010, "HTTP port (/metrics)")
 	advertise := fs.String("advertise", "", "host name clients use to reach this master (default: --bind)")
+	spacePeriod := fs.Duration("quota-space-report-period", 5*time.Second, spacePeriodUsage)
 	if !parseFlags(fs, args, stderr) {
 		return 2
 	}
@@ -165,7 +166,7 @@ func runMaster(args []string, stdout, stderr io.Writer) int {
 	defer env.close()
 	ctx, log, cli := env.ctx, env.log, env.etcd
 	m, err := master.Start(ctx, master.Config{Bind: sf.bind, Port: *port, InfoPort: *infoPort, Advertise: *advertise,
-		Etcd: cli, Logger: log})
+		Etcd: cli, Logger: log, SpaceReportPeriod: *spacePeriod})
 	if err != nil {
 		fmt.Fprintf(stderr, "weir master: %v\n", err)
 		return 1
@@ -190,6 +191,7 @@ func runRegionServer(args []string, stdout, stderr io.Writer) int {
 	advertise := fs.String("advertise", "", "host name clients use to reach these servers (default: --bind)")
 	quotaMode := fs.String("quota-mode", "queue", "weir.quota.throttle.mode: queue or reject")
 	quotaEnabled := fs.Bool("quota-enabled", true, "hbase.quota.enabled: enforce RPC quotas")
+	spacePeriod := fs.Duration("quota-space-report-period", 5*time.Second, spacePeriodUsage)
 	if !parseFlags(fs, args, stderr) {
 		return 2
 	}
@@ -218,7 +220,7 @@ func runRegionServer(args []string, stdout, stderr io.Writer) int {
 		rs, err := regionserver.Start(ctx, regionserver.Config{
 			DataDir: filepath.Join(*data, fmt.Sprintf("rs-%d", i)), Bind: sf.bind, Port: *port + i, InfoPort: *infoPort + i,
 			Advertise: *advertise, HostID: *hostID, Instance: i, Etcd: cli, Logger: log,
-			QuotaDisabled: !*quotaEnabled, QuotaMode: mode,
+			QuotaDisabled: !*quotaEnabled, QuotaMode: mode, SpaceReportPeriod: *spacePeriod,
 		})
 		if err != nil {
 			fmt.Fprintf(stderr, "weir regionserver: instance %d: %v\n", i, err)

@@ -12,6 +12,9 @@ import (
 	"github.com/weirdb/weir/internal/quota"
 )
 
+// spacePeriodUsage documents --quota-space-report-period.
+const spacePeriodUsage = "weir.quota.space.report.period: how often region servers report region sizes and the master re-decides space quota violations"
+
 // runStandalone runs etcd, a master and region servers in this process
 // until SIGINT or SIGTERM.
 func runStandalone(args []string, stdout, stderr io.Writer) int {
@@ -28,6 +31,7 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 	logLevel := fs.String("log-level", "warn", "log level: debug, info, warn, error")
 	quotaMode := fs.String("quota-mode", "queue", "weir.quota.throttle.mode: queue (hold over-limit requests until due) or reject (HBase's behaviour)")
 	quotaEnabled := fs.Bool("quota-enabled", true, "hbase.quota.enabled: enforce RPC quotas")
+	spacePeriod := fs.Duration("quota-space-report-period", 5*time.Second, spacePeriodUsage)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -60,6 +64,7 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 		RegionServers:        *rsCount,
 		QuotaDisabled:        !*quotaEnabled,
 		QuotaMode:            mode,
+		SpaceReportPeriod:    *spacePeriod,
 		Logger:               logger,
 	})
 	if err != nil {

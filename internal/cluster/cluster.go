@@ -55,6 +55,9 @@ type Config struct {
 	QuotaDisabled bool
 	// QuotaMode is weir.quota.throttle.mode: queue (default) or reject.
 	QuotaMode quota.Mode
+	// SpaceReportPeriod is weir.quota.space.report.period for the master
+	// and the region servers. Default 5 s.
+	SpaceReportPeriod time.Duration
 	// Logger receives every component's logs. Default: discard.
 	Logger *slog.Logger
 }
@@ -116,7 +119,7 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 		return nil, err
 	}
 	if c.Master, err = master.Start(ctx, master.Config{Bind: cfg.Bind, Port: cfg.MasterPort, InfoPort: cfg.MasterInfoPort,
-		Etcd: c.EtcdClient, Logger: cfg.Logger}); err != nil {
+		Etcd: c.EtcdClient, Logger: cfg.Logger, SpaceReportPeriod: cfg.SpaceReportPeriod}); err != nil {
 		c.Close()
 		return nil, err
 	}
@@ -151,18 +154,19 @@ func (c *Cluster) StartRegionServer(ctx context.Context, i int) error {
 		hostID = c.cfg.HostIDs[i]
 	}
 	rs, err := regionserver.Start(ctx, regionserver.Config{
-		DataDir:       filepath.Join(c.cfg.DataDir, fmt.Sprintf("rs-%d", i)),
-		Bind:          c.cfg.Bind,
-		Port:          port,
-		InfoPort:      infoPort,
-		HostID:        hostID,
-		Instance:      i,
-		Etcd:          c.EtcdClient,
-		Storage:       c.cfg.Storage,
-		ScannerLease:  c.cfg.ScannerLease,
-		QuotaDisabled: c.cfg.QuotaDisabled,
-		QuotaMode:     c.cfg.QuotaMode,
-		Logger:        c.cfg.Logger,
+		DataDir:           filepath.Join(c.cfg.DataDir, fmt.Sprintf("rs-%d", i)),
+		Bind:              c.cfg.Bind,
+		Port:              port,
+		InfoPort:          infoPort,
+		HostID:            hostID,
+		Instance:          i,
+		Etcd:              c.EtcdClient,
+		Storage:           c.cfg.Storage,
+		ScannerLease:      c.cfg.ScannerLease,
+		QuotaDisabled:     c.cfg.QuotaDisabled,
+		QuotaMode:         c.cfg.QuotaMode,
+		Logger:            c.cfg.Logger,
+		SpaceReportPeriod: c.cfg.SpaceReportPeriod,
 	})
 	if err != nil {
 		return fmt.Errorf("cluster: region server %d: %w", i, err)

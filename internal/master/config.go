@@ -40,6 +40,10 @@ type Config struct {
 	AssignInterval time.Duration
 	// MaxRequestSize bounds one RPC frame. Default 256 MiB.
 	MaxRequestSize int
+	// SpaceReportPeriod is weir.quota.space.report.period: how often the
+	// active master recomputes space quota usage and violations from the
+	// region sizes region servers report. Default 5 s.
+	SpaceReportPeriod time.Duration
 	// Logger receives the master's logs. Default: discard.
 	Logger *slog.Logger
 }
@@ -63,6 +67,9 @@ func (c *Config) EnsureDefaults() {
 	}
 	if c.MaxRequestSize == 0 {
 		c.MaxRequestSize = 256 << 20
+	}
+	if c.SpaceReportPeriod == 0 {
+		c.SpaceReportPeriod = defaultSpaceReportPeriod
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
@@ -89,6 +96,9 @@ func (c *Config) Validate() error {
 	}
 	if c.AssignInterval < 10*time.Millisecond {
 		errs = append(errs, fmt.Errorf("master: AssignInterval %v is below 10ms", c.AssignInterval))
+	}
+	if c.SpaceReportPeriod < 10*time.Millisecond {
+		errs = append(errs, fmt.Errorf("master: SpaceReportPeriod %v is below 10ms", c.SpaceReportPeriod))
 	}
 	return errors.Join(errs...)
 }

@@ -49,7 +49,9 @@ type Master struct {
 	// assignMu serialises assignment passes (the loop's and DDL's), so a
 	// region is never handed to two servers.
 	assignMu sync.Mutex
-	procs    procedures
+	// spaceMu serialises space quota passes (the chore's and SetQuota's).
+	spaceMu sync.Mutex
+	procs   procedures
 }
 
 // Start serves the master's RPCs at once (a backup answers the bootstrap
@@ -117,6 +119,7 @@ func Start(ctx context.Context, cfg Config) (*Master, error) {
 	m.group.Go(func(ctx context.Context) { m.meta.follow(ctx, cfg.Etcd, m.log.Warn) })
 	m.group.Go(func(ctx context.Context) { m.quotaView.follow(ctx, cfg.Etcd, m.log.Warn) })
 	m.group.Go(m.campaign)
+	m.group.Go(m.spaceLoop)
 	m.log.Info("master: started", "addr", m.addr)
 	return m, nil
 }

@@ -18,6 +18,9 @@ func (q Quota) ToProto() *hbasepb.Quotas {
 		b := true
 		out.BypassGlobals = &b
 	}
+	if q.Space != nil {
+		out.Space = q.Space.ToProto()
+	}
 	if len(q.Throttles) == 0 {
 		return out
 	}
@@ -30,9 +33,12 @@ func (q Quota) ToProto() *hbasepb.Quotas {
 }
 
 // QuotaFromProto converts an hbase:quota row value for subject s, validating
-// it. Space quotas are ignored (not part of throttling).
+// it.
 func QuotaFromProto(s Subject, p *hbasepb.Quotas) (Quota, error) {
 	q := Quota{BypassGlobals: p.GetBypassGlobals()}
+	if sp := p.GetSpace(); sp != nil && !sp.GetRemove() {
+		q.Space = SpaceQuotaFromProto(sp)
+	}
 	if th := p.GetThrottle(); th != nil {
 		for t := RequestNumber; t <= RequestHandlerUsageMs; t++ {
 			pq := *throttleField(th, t)

@@ -60,6 +60,11 @@ type Config struct {
 	// QuotaMaxWait bounds a queued request's wait before it is rejected.
 	// Default 5 s.
 	QuotaMaxWait time.Duration
+	// SpaceReportPeriod is weir.quota.space.report.period: how often the
+	// server reports its regions' sizes for space quotas (HBase's
+	// hbase.regionserver.quotas.region.size.reporting.chore.period).
+	// Default 5 s.
+	SpaceReportPeriod time.Duration
 	// Logger receives the server's logs. Default: discard.
 	Logger *slog.Logger
 }
@@ -86,6 +91,9 @@ func (c *Config) EnsureDefaults() {
 	}
 	if c.MaxRequestSize == 0 {
 		c.MaxRequestSize = 256 << 20
+	}
+	if c.SpaceReportPeriod == 0 {
+		c.SpaceReportPeriod = 5 * time.Second
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
@@ -121,6 +129,9 @@ func (c *Config) Validate() error {
 	}
 	if c.QuotaMaxWait < 0 {
 		errs = append(errs, fmt.Errorf("regionserver: QuotaMaxWait %v is negative", c.QuotaMaxWait))
+	}
+	if c.SpaceReportPeriod < 10*time.Millisecond {
+		errs = append(errs, fmt.Errorf("regionserver: SpaceReportPeriod %v is below 10ms", c.SpaceReportPeriod))
 	}
 	if c.MaxRequestSize < 1<<10 {
 		errs = append(errs, fmt.Errorf("regionserver: MaxRequestSize %d is below 1 KiB", c.MaxRequestSize))

@@ -36,7 +36,8 @@ type RegionServer struct {
 	rpc       *hbaserpc.Server
 	regions   regionSet
 	client    *clientsvc.Service
-	quota     *quotaGate // nil when quotas are disabled
+	quota     *quotaGate   // nil when quotas are disabled
+	space     *spaceQuotas // nil when quotas are disabled
 	metrics   *rsMetrics
 	http      *rpcmetrics.HTTP // /metrics on the info port; nil when disabled
 	infoAddr  string
@@ -63,6 +64,11 @@ func Start(ctx context.Context, cfg Config) (*RegionServer, error) {
 	if so.Logger == nil {
 		so.Logger = cfg.Logger
 	}
+	var space *spaceQuotas
+	if !cfg.QuotaDisabled {
+		space = newSpaceQuotas(cfg.SpaceReportPeriod, cfg.Logger.Warn)
+		so.Events = space.events(so.Events)
+	}
 	engine, err := storage.Open(so)
 	if err != nil {
 		return nil, err
@@ -75,8 +81,12 @@ func Start(ctx context.Context, cfg Config) (*RegionServer, error) {
 		group:     lifecycle.New(ctx),
 		startCode: time.Now().UnixMilli(),
 		storeID:   storeID,
+		space:     space,
 	}
 	rs.client = clientsvc.New(&rs.regions, cfg.ScannerLease, rs.log)
+	if space != nil {
+		rs.client.SetMutationGuard(space.guard)
+	}
 	if rs.clusterID, err = rs.catalog.ClusterID(ctx); err != nil {
 		rs.client.Close()
 		_ = engine.Close()
@@ -130,6 +140,9 @@ func Start(ctx context.Context, cfg Config) (*RegionServer, error) {
 	rs.group.Go(rs.assignmentLoop)
 	if rs.quota != nil {
 		rs.group.Go(func(ctx context.Context) { rs.quota.follow(ctx, rs.catalog, cfg.Etcd) })
+	}
+	if rs.space != nil {
+		rs.group.Go(rs.spaceLoop)
 	}
 	rs.log.Info("regionserver: started", "addr", rs.addr, "data", cfg.DataDir)
 	return rs, nil
