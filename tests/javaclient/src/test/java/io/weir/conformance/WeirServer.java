@@ -78,6 +78,11 @@ final class WeirServer implements AutoCloseable {
   }
 
   static WeirServer start(String name) throws IOException, InterruptedException {
+    return start(name, List.of());
+  }
+
+  /** Starts Weir with extra {@code weir standalone} flags (a test class's settings). */
+  static WeirServer start(String name, List<String> extraArgs) throws IOException, InterruptedException {
     Path bin = binary();
     int[] ports = freePorts(3);
     Path dataDir = Files.createTempDirectory("weir-javaclient-" + name + "-");
@@ -85,13 +90,14 @@ final class WeirServer implements AutoCloseable {
     Files.createDirectories(logDir);
     Path logFile = logDir.resolve(name + ".log");
 
-    List<String> cmd = List.of(bin.toString(), "standalone",
+    List<String> cmd = new ArrayList<>(List.of(bin.toString(), "standalone",
         "--data", dataDir.toString(),
         "--bind", "127.0.0.1",
         "--port", Integer.toString(ports[0]),
         "--regionserver-port", Integer.toString(ports[1]),
         "--etcd-port", Integer.toString(ports[2]),
-        "--log-level", System.getProperty("weir.logLevel", "warn"));
+        "--log-level", System.getProperty("weir.logLevel", "warn")));
+    cmd.addAll(extraArgs);
     // Output goes straight to the log file (not through a pipe), so nothing Weir prints while
     // shutting down is lost when Process.destroy() closes the pipes.
     Files.writeString(logFile, "# " + String.join(" ", cmd) + "\n", StandardCharsets.UTF_8);

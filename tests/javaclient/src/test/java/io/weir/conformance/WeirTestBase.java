@@ -40,7 +40,7 @@ abstract class WeirTestBase {
 
   @BeforeAll
   void startWeir() throws Exception {
-    weir = WeirServer.start(getClass().getSimpleName());
+    weir = WeirServer.start(getClass().getSimpleName(), serverArgs());
     try {
       conn = ConnectionFactory.createConnection(clientConf(weir));
       admin = conn.getAdmin();
@@ -48,6 +48,11 @@ abstract class WeirTestBase {
       weir.close();
       throw e;
     }
+  }
+
+  /** Extra {@code weir standalone} flags for this test class; none by default. */
+  protected List<String> serverArgs() {
+    return List.of();
   }
 
   @AfterAll
