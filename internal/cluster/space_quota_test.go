@@ -137,6 +137,18 @@ func TestSpaceQuotaNoInserts(t *testing.T) {
 	if len(rsSnaps) != 1 || !rsSnaps[0].InViolation {
 		t.Fatalf("region server snapshots = %+v", rsSnaps)
 	}
+	// hbase:quota holds the snapshot where HBase's QuotaTableUtil.getSnapshots
+	// reads it: row t.<table>, u:p, a bare SpaceQuotaSnapshot.
+	sc := conn.Table("hbase:quota").Scan(ctx, client.NewScan().AddFamily([]byte("u")))
+	row, err := sc.Next()
+	sc.Close()
+	must(t, err)
+	var pbSnap hbasepb.SpaceQuotaSnapshot
+	if string(row.Row) != "t.sq" || len(row.Cells) != 1 || string(row.Cells[0].Qualifier) != "p" ||
+		proto.Unmarshal(row.Cells[0].Value, &pbSnap) != nil || !pbSnap.GetQuotaStatus().GetInViolation() ||
+		pbSnap.GetQuotaStatus().GetViolationPolicy() != hbasepb.SpaceViolationPolicy_NO_INSERTS {
+		t.Fatalf("hbase:quota usage row %q %+v: snapshot %v", row.Row, row.Cells, &pbSnap)
+	}
 	sizes, err := admin.SpaceQuotaTableSizes(ctx)
 	must(t, err)
 	if len(sizes) != 1 || sizes[0].Table != "sq" || sizes[0].Bytes < 64<<10 {
@@ -236,6 +248,18 @@ func TestSpaceQuotaNamespace(t *testing.T) {
 	must(t, err)
 	if len(ns) != 1 || ns[0].Owner != "sns" || !ns[0].InViolation || ns[0].Usage <= 8<<10 {
 		t.Fatalf("namespace snapshots = %+v", ns)
+	}
+
+	// Dropping the tables and the namespace drops the namespace's quota.
+	for _, name := range []string{"sns:a", "sns:b"} {
+		must(t, admin.DisableTable(ctx, name))
+		must(t, admin.DeleteTable(ctx, name))
+	}
+	must(t, admin.DeleteNamespace(ctx, "sns"))
+	quotas, err := admin.ListQuotas(ctx)
+	must(t, err)
+	if len(quotas) != 0 {
+		t.Fatalf("quotas after dropping the namespace: %+v", quotas)
 	}
 }
 

@@ -40,6 +40,45 @@ func init() {
 		}
 		return enable(ctx, m, p)
 	}
+	// As HBase's MasterQuotasObserver (hbase.quota.remove.on.table.delete,
+	// default true), dropping a table or namespace drops its space quota.
+	deleteTable := masterMethods["DeleteTable"]
+	masterMethods["DeleteTable"] = func(ctx context.Context, m *Master, p []byte) (proto.Message, error) {
+		resp, err := deleteTable(ctx, m, p)
+		if err == nil {
+			if req, derr := decode(p, &hbasepb.DeleteTableRequest{}); derr == nil {
+				if tn, terr := hbaseconv.TableNameFromPB(req.GetTableName()); terr == nil {
+					m.dropSpaceQuota(ctx, quota.SpaceChange{Table: tn.Full(), Remove: true})
+				}
+			}
+		}
+		return resp, err
+	}
+	deleteNamespace := masterMethods["DeleteNamespace"]
+	masterMethods["DeleteNamespace"] = func(ctx context.Context, m *Master, p []byte) (proto.Message, error) {
+		resp, err := deleteNamespace(ctx, m, p)
+		if err == nil {
+			if req, derr := decode(p, &hbasepb.DeleteNamespaceRequest{}); derr == nil && req.GetNamespaceName() != "" {
+				m.dropSpaceQuota(ctx, quota.SpaceChange{Namespace: req.GetNamespaceName(), Remove: true})
+			}
+		}
+		return resp, err
+	}
+}
+
+// dropSpaceQuota removes the space quota of a dropped table or namespace,
+// if it has one; a failure is logged (the quota then stays, harmless: it
+// covers nothing).
+func (m *Master) dropSpaceQuota(ctx context.Context, c quota.SpaceChange) {
+	_, err := m.catalog.UpdateQuotaSettings(ctx, func(st quota.Settings) (quota.Settings, error) {
+		return st.ApplySpace(c)
+	})
+	if err != nil {
+		m.log.Warn("master: removing the space quota of a dropped table or namespace failed", "table", c.Table,
+			"namespace", c.Namespace, "err", err)
+		return
+	}
+	m.rebuildQuotaView(ctx)
 }
 
 // setSpaceQuota serves a SetQuotaRequest carrying a space limit.
@@ -104,9 +143,7 @@ func setSpaceQuota(ctx context.Context, m *Master, req *hbasepb.SetQuotaRequest)
 	if err := m.spaceOnce(ctx); err != nil {
 		m.log.Warn("master: space quota pass after SetQuota failed; the chore retries", "err", err)
 	}
-	if err := m.quotaView.rebuild(ctx); err != nil {
-		m.log.Warn("master: hbase:quota rebuild failed; the view catches up by watch", "err", err)
-	}
+	m.rebuildQuotaView(ctx)
 	return &hbasepb.SetQuotaResponse{}, nil
 }
 
@@ -222,7 +259,7 @@ func (m *Master) spaceOnce(ctx context.Context) error {
 	}
 	changed := false
 	for _, t := range slices.Sorted(maps.Keys(doc.Tables)) {
-		if doc.Tables[t].Enforced() != quota.SpaceDisable {
+		if _, exists := names[t]; !exists || doc.Tables[t].Enforced() != quota.SpaceDisable {
 			continue
 		}
 		switch {
@@ -241,7 +278,7 @@ func (m *Master) spaceOnce(ctx context.Context) error {
 		if doc.Tables[t].Enforced() == quota.SpaceDisable {
 			continue
 		}
-		if state[t] == meta.TableDisabled {
+		if _, exists := names[t]; exists && state[t] == meta.TableDisabled {
 			if _, err := m.catalog.SetEnabled(ctx, names[t], true); err != nil && !errors.Is(err, meta.ErrTableNotDisabled) {
 				return fmt.Errorf("enabling %s after its space quota violation: %w", t, err)
 			}
@@ -256,10 +293,8 @@ func (m *Master) spaceOnce(ctx context.Context) error {
 	if changed {
 		m.changed(ctx)
 	}
-	if published && m.quotaView != nil {
-		if err := m.quotaView.rebuild(ctx); err != nil {
-			m.log.Warn("master: hbase:quota rebuild failed; the view catches up by watch", "err", err)
-		}
+	if published {
+		m.rebuildQuotaView(ctx)
 	}
 	return nil
 }
@@ -375,4 +410,12 @@ func (v *quotaView) withSpaceSnapshots(ctx context.Context, muts []region.Mutati
 		return nil, err
 	}
 	return append(muts, rows...), nil
+}
+
+// rebuildQuotaView brings hbase:quota up to date before a call returns, so
+// that a client reading it next sees the change.
+func (m *Master) rebuildQuotaView(ctx context.Context) {
+	if err := m.quotaView.rebuild(ctx); err != nil {
+		m.log.Warn("master: hbase:quota rebuild failed; the view catches up by watch", "err", err)
+	}
 }
