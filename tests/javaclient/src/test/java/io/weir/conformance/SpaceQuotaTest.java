@@ -121,6 +121,40 @@ class SpaceQuotaTest extends WeirTestBase {
   }
 
   @Test
+  void disablePolicyDisablesTheTable(TestInfo info) throws Exception {
+    TableName tn = uniqueTable(info);
+    Table t = createTable(tn);
+    byte[] value = new byte[4096];
+    new Random(2).nextBytes(value);
+    for (int i = 0; i < 4; i++) {
+      t.put(new Put(b("r" + i)).addColumn(CF, b("c"), value));
+    }
+    admin.setQuota(QuotaSettingsFactory.limitTableSpace(tn, 1024, SpaceViolationPolicy.DISABLE));
+    long deadline = System.nanoTime() + 10_000_000_000L;
+    while (admin.isTableEnabled(tn)) {
+      if (System.nanoTime() > deadline) {
+        fail(tn + " still enabled 10 s after its DISABLE space quota was exceeded");
+      }
+      Thread.sleep(50);
+    }
+    IOException e = assertThrows(IOException.class, () -> admin.enableTable(tn));
+    org.apache.hadoop.hbase.security.AccessDeniedException denied =
+        causeOfType(e, org.apache.hadoop.hbase.security.AccessDeniedException.class);
+    assertTrue(denied.getMessage().contains(
+        "Enabling the table '" + tn + "' is disallowed due to a violated space quota."), denied.getMessage());
+
+    admin.setQuota(QuotaSettingsFactory.removeTableSpaceLimit(tn));
+    deadline = System.nanoTime() + 10_000_000_000L;
+    while (!admin.isTableEnabled(tn)) {
+      if (System.nanoTime() > deadline) {
+        fail(tn + " still disabled 10 s after its space quota was removed");
+      }
+      Thread.sleep(50);
+    }
+    t.put(new Put(b("after")).addColumn(CF, b("c"), b("v")));
+  }
+
+  @Test
   void namespaceQuotaIsListed() throws Exception {
     admin.createNamespace(org.apache.hadoop.hbase.NamespaceDescriptor.create("spq_ns").build());
     admin.setQuota(QuotaSettingsFactory.limitNamespaceSpace("spq_ns", 1L << 30, SpaceViolationPolicy.NO_WRITES));
