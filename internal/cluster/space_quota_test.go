@@ -56,6 +56,16 @@ func eventually(t *testing.T, what string, cond func() (bool, error)) {
 	}
 }
 
+// wantNoQuotas fails if list_quotas shows any quota.
+func wantNoQuotas(t *testing.T, ctx context.Context, admin *client.Admin, what string) {
+	t.Helper()
+	quotas, err := admin.ListQuotas(ctx)
+	must(t, err)
+	if len(quotas) != 0 {
+		t.Fatalf("%s: %+v", what, quotas)
+	}
+}
+
 func wantSpaceLimited(t *testing.T, err error, msg string) {
 	t.Helper()
 	if !errors.Is(err, client.ErrSpaceLimited) {
@@ -188,11 +198,7 @@ func TestSpaceQuotaNoInserts(t *testing.T) {
 		err := tbl.Put(ctx, client.NewPut([]byte("free")).AddColumn([]byte("f"), []byte("c"), value))
 		return err == nil, err
 	})
-	quotas, err = admin.ListQuotas(ctx)
-	must(t, err)
-	if len(quotas) != 0 {
-		t.Fatalf("quotas after removal: %+v", quotas)
-	}
+	wantNoQuotas(t, ctx, admin, "quotas after removal")
 }
 
 // TestSpaceQuotaDisable: a DISABLE violation disables the table, enabling
@@ -256,11 +262,7 @@ func TestSpaceQuotaNamespace(t *testing.T) {
 		must(t, admin.DeleteTable(ctx, name))
 	}
 	must(t, admin.DeleteNamespace(ctx, "sns"))
-	quotas, err := admin.ListQuotas(ctx)
-	must(t, err)
-	if len(quotas) != 0 {
-		t.Fatalf("quotas after dropping the namespace: %+v", quotas)
-	}
+	wantNoQuotas(t, ctx, admin, "quotas after dropping the namespace")
 }
 
 // TestSpaceQuotaBadInput: every malformed request is refused with an error
@@ -303,9 +305,5 @@ func TestSpaceQuotaBadInput(t *testing.T) {
 			t.Errorf("%s: error %v; want %s naming %q", tc.name, err, tc.class, tc.msg)
 		}
 	}
-	quotas, err := admin.ListQuotas(ctx)
-	must(t, err)
-	if len(quotas) != 0 {
-		t.Fatalf("bad requests stored quotas: %+v", quotas)
-	}
+	wantNoQuotas(t, ctx, admin, "bad requests stored quotas")
 }
