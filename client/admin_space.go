@@ -169,12 +169,20 @@ func tableNameString(tn *hbasepb.TableName) string {
 }
 
 // spaceSetting renders a stored space quota as list_quotas shows it, in
-// HBase's SpaceLimitSettings words.
-func spaceSetting(sq *hbasepb.SpaceQuota) string {
-	if sq.GetRemove() {
-		return "TYPE => SPACE, REMOVE => true"
+// HBase's SpaceLimitSettings.toString words; kind is the hbase:quota row's
+// type ("t" or "n") and name its table or namespace.
+func spaceSetting(sq *hbasepb.SpaceQuota, kind, name string) string {
+	s := "TYPE => SPACE"
+	switch kind {
+	case "t":
+		s += ", TABLE => " + strings.TrimPrefix(name, "default:")
+	case "n":
+		s += ", NAMESPACE => " + name
 	}
-	return fmt.Sprintf("TYPE => SPACE, LIMIT => %s, VIOLATION_POLICY => %s", SizeString(int64(sq.GetSoftLimit())), sq.GetViolationPolicy())
+	if sq.GetRemove() {
+		return s + ", REMOVE => true"
+	}
+	return s + fmt.Sprintf(", LIMIT => %s, VIOLATION_POLICY => %s", SizeString(int64(sq.GetSoftLimit())), sq.GetViolationPolicy())
 }
 
 // SizeString formats bytes as HBase's QuotaSettings.sizeToString: two

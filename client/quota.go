@@ -242,7 +242,7 @@ func quotaEntry(row, qual, value []byte) (QuotaEntry, error) {
 		e.Settings = append(e.Settings, "GLOBAL_BYPASS => true")
 	}
 	if q.GetSpace() != nil {
-		e.Settings = append(e.Settings, spaceSetting(q.GetSpace()))
+		e.Settings = append(e.Settings, spaceSetting(q.GetSpace(), string(kind), string(name)))
 	}
 	th := q.GetThrottle()
 	fields := []struct {

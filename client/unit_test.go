@@ -235,7 +235,7 @@ func TestSpaceSetting(t *testing.T) {
 		}
 	}
 	sq := &hbasepb.SpaceQuota{SoftLimit: proto.Uint64(1 << 30), ViolationPolicy: hbasepb.SpaceViolationPolicy_NO_WRITES_COMPACTIONS.Enum()}
-	if got, want := spaceSetting(sq), "TYPE => SPACE, LIMIT => 1.00G, VIOLATION_POLICY => NO_WRITES_COMPACTIONS"; got != want {
+	if got, want := spaceSetting(sq, "t", "ns:t1"), "TYPE => SPACE, TABLE => ns:t1, LIMIT => 1.00G, VIOLATION_POLICY => NO_WRITES_COMPACTIONS"; got != want {
 		t.Errorf("spaceSetting = %q, want %q", got, want)
 	}
 	for _, bad := range []SpaceQuotaSettings{

@@ -92,7 +92,7 @@ func TestSpaceQuotaNoInserts(t *testing.T) {
 	quotas, err := admin.ListQuotas(ctx)
 	must(t, err)
 	if len(quotas) != 1 || quotas[0].Owner != "TABLE => 'sq'" ||
-		strings.Join(quotas[0].Settings, ";") != "TYPE => SPACE, LIMIT => 64.00K, VIOLATION_POLICY => NO_INSERTS" {
+		strings.Join(quotas[0].Settings, ";") != "TYPE => SPACE, TABLE => sq, LIMIT => 64.00K, VIOLATION_POLICY => NO_INSERTS" {
 		t.Fatalf("list_quotas = %+v", quotas)
 	}
 
