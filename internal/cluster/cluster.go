@@ -154,18 +154,20 @@ func (c *Cluster) StartRegionServer(ctx context.Context, i int) error {
 		hostID = c.cfg.HostIDs[i]
 	}
 	rs, err := regionserver.Start(ctx, regionserver.Config{
-		DataDir:           filepath.Join(c.cfg.DataDir, fmt.Sprintf("rs-%d", i)),
-		Bind:              c.cfg.Bind,
-		Port:              port,
-		InfoPort:          infoPort,
-		HostID:            hostID,
-		Instance:          i,
-		Etcd:              c.EtcdClient,
-		Storage:           c.cfg.Storage,
-		ScannerLease:      c.cfg.ScannerLease,
-		QuotaDisabled:     c.cfg.QuotaDisabled,
-		QuotaMode:         c.cfg.QuotaMode,
-		Logger:            c.cfg.Logger,
+		DataDir:       filepath.Join(c.cfg.DataDir, fmt.Sprintf("rs-%d", i)),
+		Bind:          c.cfg.Bind,
+		Port:          port,
+		InfoPort:      infoPort,
+		HostID:        hostID,
+		Instance:      i,
+		Etcd:          c.EtcdClient,
+		Storage:       c.cfg.Storage,
+		ScannerLease:  c.cfg.ScannerLease,
+		QuotaDisabled: c.cfg.QuotaDisabled,
+		QuotaMode:     c.cfg.QuotaMode,
+		Logger:        c.cfg.Logger,
+
+		// Space quotas: how often sizes are reported.
 		SpaceReportPeriod: c.cfg.SpaceReportPeriod,
 	})
 	if err != nil {
