@@ -254,6 +254,9 @@ func quotaEntry(row, qual, value []byte) (QuotaEntry, error) {
 		return e, fmt.Errorf("client: hbase:quota cell of %q: %w", row, err)
 	}
 	e.Settings = append(e.Settings, sched...)
+	if q.GetSpace() != nil {
+		e.Settings = append(e.Settings, spaceSetting(q.GetSpace(), string(kind), string(name)))
+	}
 	th := q.GetThrottle()
 	fields := []struct {
 		t  ThrottleType

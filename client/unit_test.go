@@ -222,3 +222,30 @@ func TestRetry(t *testing.T) {
 		t.Errorf("bounded retries: err %v after %d attempts", err, n)
 	}
 }
+
+// TestSpaceSetting: space quotas are listed in HBase's SpaceLimitSettings
+// words, with QuotaSettings.sizeToString's sizes.
+func TestSpaceSetting(t *testing.T) {
+	for _, tc := range []struct {
+		n    int64
+		want string
+	}{{512, "512.00B"}, {1024, "1.00K"}, {64 << 10, "64.00K"}, {1536 << 20, "1.50G"}, {1 << 40, "1.00T"}, {3 << 50, "3.00P"}} {
+		if got := SizeString(tc.n); got != tc.want {
+			t.Errorf("SizeString(%d) = %q, want %q", tc.n, got, tc.want)
+		}
+	}
+	sq := &hbasepb.SpaceQuota{SoftLimit: proto.Uint64(1 << 30), ViolationPolicy: hbasepb.SpaceViolationPolicy_NO_WRITES_COMPACTIONS.Enum()}
+	if got, want := spaceSetting(sq, "t", "ns:t1"), "TYPE => SPACE, TABLE => ns:t1, LIMIT => 1.00G, VIOLATION_POLICY => NO_WRITES_COMPACTIONS"; got != want {
+		t.Errorf("spaceSetting = %q, want %q", got, want)
+	}
+	for _, bad := range []SpaceQuotaSettings{
+		{Limit: 1, Policy: SpaceNoInserts},
+		{Table: "t", Namespace: "n", Limit: 1, Policy: SpaceNoInserts},
+		{Table: "t", Limit: 0, Policy: SpaceNoInserts},
+		{Table: "t", Limit: 1, Policy: 7},
+	} {
+		if _, err := bad.request(); !errors.Is(err, ErrInvalidArgument) {
+			t.Errorf("request(%+v) = %v, want ErrInvalidArgument", bad, err)
+		}
+	}
+}

@@ -500,7 +500,7 @@ Locate the region given a table name and a row-key
 		Keys: keys(quotaTargetKeys, map[string]Kind{
 			"TYPE": KConst | KString, "THROTTLE_TYPE": KConst | KString,
 			"LIMIT": KString | KConst | KInt, "POLICY": KConst | KString, "GLOBAL_BYPASS": KBool,
-			"SCOPE": KConst | KString, "PRIORITY": KConst | KString, "WEIGHT": KInt,
+			"SCOPE": KConst | KString, "PRIORITY": KConst | KString, "WEIGHT": KInt, "REMOVE": KBool,
 		}),
 		Enums: map[string][]string{
 			"TYPE": {"THROTTLE", "SPACE"},
@@ -541,8 +541,19 @@ proportion to WEIGHT. An idle server makes nobody wait.
   hbase> set_quota TYPE => THROTTLE, USER => 'web', PRIORITY => HIGH, WEIGHT => 4
 
 TYPE => SPACE
+Users can either set a quota on a table or on a namespace. The quota is a limit
+on the target's size on the file system; LIMIT is a number of bytes or a size
+with a unit (B, K, M, G, T, P). POLICY is what happens once the limit is passed:
+NO_INSERTS (no Puts, Appends or Increments; Deletes allowed), NO_WRITES (no
+mutations), NO_WRITES_COMPACTIONS (no mutations and no compactions) or DISABLE
+(the table is disabled). Remove a space quota with LIMIT => NONE or
+REMOVE => true.
+
   hbase> set_quota TYPE => SPACE, TABLE => 't1', LIMIT => '1G', POLICY => NO_INSERTS
-  hbase> set_quota TYPE => SPACE, TABLE => 't1', LIMIT => NONE`})
+  hbase> set_quota TYPE => SPACE, TABLE => 't1', LIMIT => '1G', POLICY => NO_WRITES
+  hbase> set_quota TYPE => SPACE, NAMESPACE => 'ns1', LIMIT => '50T', POLICY => DISABLE
+  hbase> set_quota TYPE => SPACE, TABLE => 't1', LIMIT => NONE
+  hbase> set_quota TYPE => SPACE, NAMESPACE => 'ns1', REMOVE => true`})
 	cmd(&Spec{Name: "list_quotas", Group: "quotas", Args: []ArgSpec{{"filter", KHash}}, Keys: quotaTargetKeys, Usage: `
 List the quota settings added to the system.
 You can filter the result based on USER, TABLE, NAMESPACE or REGIONSERVER
@@ -577,6 +588,35 @@ requests waited. Filter like list_quotas.
   hbase> list_quota_usage
   hbase> list_quota_usage TABLE => 't1'
   hbase> list_quota_usage USER => 'bob.*'`})
+
+	cmd(&Spec{Name: "list_quota_snapshots", Group: "quotas", Args: []ArgSpec{{"filter", KHash}}, Keys: quotaTargetKeys, Usage: `
+Lists the current space quota snapshots with optional selection criteria.
+Snapshots encapsulate relevant information to space quotas such as space
+use, configured limits, and quota violation details. This command is
+useful for understanding the current state of a cluster with space quotas.
+
+By default, this command will read all snapshots stored in the system from
+the hbase:quota table. A table name or namespace can be provided to filter
+the snapshots returned. RegionServers maintain a copy of snapshots, refreshed
+at a regular interval; by providing a RegionServer option, snapshots will
+be retreived from that RegionServer instead of the quota table.
+
+For example:
+
+    hbase> list_quota_snapshots
+    hbase> list_quota_snapshots({TABLE => 'table1'})
+    hbase> list_quota_snapshots({NAMESPACE => 'org1'})
+    hbase> list_quota_snapshots({REGIONSERVER => 'server1.domain,16020,1483482894742'})
+    hbase> list_quota_snapshots({NAMESPACE => 'org1', REGIONSERVER => 'server1.domain,16020,1483482894742'})`})
+	cmd(&Spec{Name: "list_quota_table_sizes", Group: "quotas", Usage: `
+Lists the computed size of each table in the cluster as computed by
+all RegionServers. This is the raw information that the Master uses to
+make decisions about space quotas. Most times, using ` + "`list_quota_snapshots`" + `
+provides a higher-level of insight than this command.
+
+For example:
+
+    hbase> list_quota_table_sizes`})
 
 	// snapshots
 	cmd(&Spec{Name: "snapshot", Group: "snapshots", MinArgs: 2, Args: []ArgSpec{table, {"snapshot", KString}, options},

@@ -215,7 +215,10 @@ func (s *session) serverErr(ctx context.Context, table string, err error) error 
 	if errors.As(err, &re) {
 		// The message of a Java exception carries its stack trace.
 		m, _, _ := strings.Cut(re.Message, "\n")
-		msg = re.Class + ": " + m
+		msg = m
+		if !strings.HasPrefix(m, re.Class+": ") { // HBase's stringified form names it already
+			msg = re.Class + ": " + m
+		}
 	}
 	return errorf("%s", msg)
 }

@@ -21,8 +21,6 @@ func init() {
 	// The quota commands above are served (list_quota_usage in
 	// quota_usage.go).
 	delete(unsupportedGroups, "quotas")
-	unsupportedCommands["list_quota_snapshots"] = true
-	unsupportedCommands["list_quota_table_sizes"] = true
 }
 
 // hashString returns a hash value as text (strings and bare constants).
@@ -39,14 +37,11 @@ func hashString(h *Hash, key string) (string, bool) {
 func quotaSettings(h *Hash) (client.QuotaSettings, error) {
 	var s client.QuotaSettings
 	if typ, ok := hashString(h, "TYPE"); ok && !strings.EqualFold(typ, "THROTTLE") {
-		if strings.EqualFold(typ, "SPACE") {
-			return s, unsupported("set_quota TYPE => SPACE")
-		}
-		return s, errorf("set_quota: unknown TYPE %s (want THROTTLE)", typ)
+		return s, errorf("set_quota: unknown TYPE %s (want THROTTLE or SPACE)", typ)
 	}
-	for _, k := range []string{"POLICY", "SPACE_LIMIT"} {
+	for _, k := range []string{"POLICY", "REMOVE"} {
 		if h.Get(k) != nil {
-			return s, unsupported("set_quota option " + k)
+			return s, errorf("set_quota: %s applies to TYPE => SPACE quotas", k)
 		}
 	}
 	s.User, _ = hashString(h, "USER")
@@ -110,6 +105,9 @@ func (s *session) setQuota(ctx context.Context, c Command) error {
 	hs := hashArgs(c, 0)
 	if len(hs) != 1 {
 		return errorf("set_quota takes one set of KEY => value options")
+	}
+	if typ, ok := hashString(hs[0], "TYPE"); ok && strings.EqualFold(typ, "SPACE") {
+		return s.setSpaceQuota(ctx, hs[0])
 	}
 	qs, err := quotaSettings(hs[0])
 	if err != nil {

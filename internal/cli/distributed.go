@@ -156,6 +156,7 @@ func runMaster(args []string, stdout, stderr io.Writer) int {
 	infoPort := fs.Int("info-port", 16010, "HTTP port (/metrics)")
 	advertise := fs.String("advertise", "", "host name clients use to reach this master (default: --bind)")
 	balancerPeriod := fs.Duration("balancer-period", 5*time.Minute, "hbase.balancer.period: how often the balancer runs")
+	spacePeriod := fs.Duration("quota-space-report-period", 5*time.Second, spacePeriodUsage)
 	if !parseFlags(fs, args, stderr) {
 		return 2
 	}
@@ -166,7 +167,7 @@ func runMaster(args []string, stdout, stderr io.Writer) int {
 	defer env.close()
 	ctx, log, cli := env.ctx, env.log, env.etcd
 	m, err := master.Start(ctx, master.Config{Bind: sf.bind, Port: *port, InfoPort: *infoPort, Advertise: *advertise,
-		Etcd: cli, Logger: log, BalancerPeriod: *balancerPeriod})
+		Etcd: cli, Logger: log, BalancerPeriod: *balancerPeriod, SpaceReportPeriod: *spacePeriod})
 	if err != nil {
 		fmt.Fprintf(stderr, "weir master: %v\n", err)
 		return 1
@@ -195,6 +196,7 @@ func runRegionServer(args []string, stdout, stderr io.Writer) int {
 	quotaPerHost := fs.Bool("quota-machine-per-host", true,
 		"weir.quota.machine.per.host: the instances on one host (--host-id) share each MACHINE-scope limit; false applies it to each instance, as HBase")
 	conf := registerConf(fs)
+	spacePeriod := fs.Duration("quota-space-report-period", 5*time.Second, spacePeriodUsage)
 	if !parseFlags(fs, args, stderr) {
 		return 2
 	}
@@ -232,6 +234,7 @@ func runRegionServer(args []string, stdout, stderr io.Writer) int {
 			Split:            regionserver.SplitConfig{MaxFileSize: *maxFileSize},
 			QuotaDefaultUser: sc.defaultUser, HandlerCount: sc.handlerCount,
 			HighPriorityHandlers: sc.highHandlers,
+			SpaceReportPeriod:    *spacePeriod,
 		})
 		if err != nil {
 			fmt.Fprintf(stderr, "weir regionserver: instance %d: %v\n", i, err)

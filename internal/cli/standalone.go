@@ -13,6 +13,9 @@ import (
 	"github.com/weirdb/weir/internal/regionserver"
 )
 
+// spacePeriodUsage documents --quota-space-report-period.
+const spacePeriodUsage = "weir.quota.space.report.period: how often region servers report region sizes and the master re-decides space quota violations"
+
 // runStandalone runs etcd, a master and region servers in this process
 // until SIGINT or SIGTERM.
 func runStandalone(args []string, stdout, stderr io.Writer) int {
@@ -32,6 +35,7 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 	balancerPeriod := fs.Duration("balancer-period", 5*time.Minute, "hbase.balancer.period: how often the balancer runs")
 	maxFileSize := fs.Int64("max-filesize", regionserver.DefaultMaxFileSize, "hbase.hregion.max.filesize: split a region whose data passes this many bytes (a table's MAX_FILESIZE overrides it)")
 	conf := registerConf(fs)
+	spacePeriod := fs.Duration("quota-space-report-period", 5*time.Second, spacePeriodUsage)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -74,6 +78,7 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 		QuotaDefaultUser:     sc.defaultUser,
 		HandlerCount:         sc.handlerCount,
 		HighHandlers:         sc.highHandlers,
+		SpaceReportPeriod:    *spacePeriod,
 		Logger:               logger,
 	})
 	if err != nil {

@@ -59,6 +59,9 @@ func (s *Service) mutate(ctx context.Context, c *hbaserpc.Call, req *hbasepb.Mut
 	if err != nil {
 		return hbaserpc.Response{}, err
 	}
+	if err := s.vet(r, &conv); err != nil {
+		return hbaserpc.Response{}, err
+	}
 	if req.Condition != nil {
 		row, cond, err := hbaseconv.ConditionFromPB(req.GetCondition())
 		if err != nil {

@@ -49,7 +49,12 @@ func (s *Service) multi(ctx context.Context, c *hbaserpc.Call, req *hbasepb.Mult
 		if cond == nil {
 			cond = req.GetCondition()
 		}
+		guardErr := s.vetRegionAction(r, convs, convErrs)
 		if ra.GetAtomic() || cond != nil {
+			if guardErr != nil {
+				res.Exception = exceptionPair(guardErr)
+				continue
+			}
 			ok, err := s.atomicGroup(ctx, r, ra, cond, convs, convErrs)
 			if err != nil {
 				res.Exception = exceptionPair(err)
@@ -63,7 +68,7 @@ func (s *Service) multi(ctx context.Context, c *hbaserpc.Call, req *hbasepb.Mult
 			}
 			continue
 		}
-		s.independent(ctx, c, r, ra, convs, convErrs, res, &respCells)
+		s.independent(ctx, c, r, ra, convs, convErrs, guardErr, res, &respCells)
 	}
 	out.Processed = proto.Bool(processed)
 	if s.log.Enabled(ctx, slog.LevelDebug) {
@@ -101,9 +106,10 @@ func (s *Service) atomicGroup(ctx context.Context, r *region.Region, ra *hbasepb
 
 // independent runs each action on its own, answering each with a result
 // or an exception. Valid Puts and Deletes are committed together in one
-// batch (one WAL sync for the lot); invalid ones fail alone.
+// batch (one WAL sync for the lot); invalid ones fail alone. guardErr,
+// when set, fails every mutation (the guard refused one of them).
 func (s *Service) independent(ctx context.Context, c *hbaserpc.Call, r *region.Region, ra *hbasepb.RegionAction,
-	convs []hbaseconv.Converted, convErrs []error, res *hbasepb.RegionActionResult, respCells *[]cell.Cell) {
+	convs []hbaseconv.Converted, convErrs []error, guardErr error, res *hbasepb.RegionActionResult, respCells *[]cell.Cell) {
 	results := make([]*hbasepb.ResultOrException, len(ra.GetAction()))
 	var batch []region.Mutation
 	var batchIdx []int
@@ -129,6 +135,10 @@ func (s *Service) independent(ctx context.Context, c *hbaserpc.Call, r *region.R
 		case a.GetMutation() != nil:
 			if convErrs[i] != nil {
 				roe.Exception = exceptionPair(convErrs[i])
+				continue
+			}
+			if guardErr != nil {
+				roe.Exception = exceptionPair(guardErr)
 				continue
 			}
 			conv := convs[i]

@@ -30,6 +30,7 @@ type Service struct {
 	scanners *scannerTable
 	log      *slog.Logger
 	group    *lifecycle.Group
+	guard    MutationGuard // nil: every mutation may run
 }
 
 // New returns a service over regions whose idle scanners expire after

@@ -72,6 +72,9 @@ type Config struct {
 	QuotaDefaultUser map[quota.ThrottleType]quota.Limit
 	HandlerCount     int
 	HighHandlers     int
+	// SpaceReportPeriod is weir.quota.space.report.period for the master
+	// and the region servers. Default 5 s.
+	SpaceReportPeriod time.Duration
 	// Logger receives every component's logs. Default: discard.
 	Logger *slog.Logger
 }
@@ -134,7 +137,7 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	}
 	if c.Master, err = master.Start(ctx, master.Config{Bind: cfg.Bind, Port: cfg.MasterPort, InfoPort: cfg.MasterInfoPort,
 		Etcd: c.EtcdClient, Logger: cfg.Logger, BalancerPeriod: cfg.BalancerPeriod, BalancerSettle: cfg.BalancerSettle,
-		Balancer: cfg.Balancer}); err != nil {
+		Balancer: cfg.Balancer, SpaceReportPeriod: cfg.SpaceReportPeriod}); err != nil {
 		c.Close()
 		return nil, err
 	}
@@ -188,6 +191,8 @@ func (c *Cluster) StartRegionServer(ctx context.Context, i int) error {
 		HandlerCount:       c.cfg.HandlerCount,
 
 		HighPriorityHandlers: c.cfg.HighHandlers,
+		// Space quotas: how often sizes are reported.
+		SpaceReportPeriod: c.cfg.SpaceReportPeriod,
 	})
 	if err != nil {
 		return fmt.Errorf("cluster: region server %d: %w", i, err)

@@ -56,6 +56,10 @@ type Config struct {
 	Balancer balancer.Options
 	// MaxRequestSize bounds one RPC frame. Default 256 MiB.
 	MaxRequestSize int
+	// SpaceReportPeriod is weir.quota.space.report.period: how often the
+	// active master recomputes space quota usage and violations from the
+	// region sizes region servers report. Default 5 s.
+	SpaceReportPeriod time.Duration
 	// Logger receives the master's logs. Default: discard.
 	Logger *slog.Logger
 }
@@ -90,6 +94,9 @@ func (c *Config) EnsureDefaults() {
 		c.BalancerSettle = 10 * time.Second
 	}
 	c.Balancer.EnsureDefaults()
+	if c.SpaceReportPeriod == 0 {
+		c.SpaceReportPeriod = defaultSpaceReportPeriod
+	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -125,6 +132,9 @@ func (c *Config) Validate() error {
 	}
 	if err := c.Balancer.Validate(); err != nil {
 		errs = append(errs, fmt.Errorf("master: %w", err))
+	}
+	if c.SpaceReportPeriod < 10*time.Millisecond {
+		errs = append(errs, fmt.Errorf("master: SpaceReportPeriod %v is below 10ms", c.SpaceReportPeriod))
 	}
 	return errors.Join(errs...)
 }

@@ -58,6 +58,8 @@ type Master struct {
 
 	// quotaDemand is the cluster-wide quota usage view and share allocator.
 	quotaDemand *quotaDemand
+	// spaceMu serialises space quota passes (the chore's and SetQuota's).
+	spaceMu sync.Mutex
 }
 
 // Start serves the master's RPCs at once (a backup answers the bootstrap
@@ -128,6 +130,7 @@ func Start(ctx context.Context, cfg Config) (*Master, error) {
 	m.group.Go(func(ctx context.Context) { m.meta.follow(ctx, cfg.Etcd, m.log.Warn) })
 	m.group.Go(func(ctx context.Context) { m.quotaView.follow(ctx, cfg.Etcd, m.log.Warn) })
 	m.group.Go(m.campaign)
+	m.group.Go(m.spaceLoop)
 	m.log.Info("master: started", "addr", m.addr)
 	return m, nil
 }

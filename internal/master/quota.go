@@ -32,9 +32,6 @@ func quotaChanges(req *hbasepb.SetQuotaRequest) ([]quota.Change, *meta.TableName
 	if req.UserGroup != nil {
 		return nil, nil, badQuota("quota: USER_GROUP %q: group quotas are not supported by Weir", req.GetUserGroup())
 	}
-	if req.SpaceLimit != nil {
-		return nil, nil, badQuota("quota: space quotas (SPACE_LIMIT) are not supported by Weir")
-	}
 	base.User, base.Namespace, base.RegionServer = req.GetUserName(), req.GetNamespace(), req.GetRegionServer()
 	var tn *meta.TableName
 	if req.TableName != nil {
@@ -122,6 +119,9 @@ func setQuota(ctx context.Context, m *Master, p []byte) (proto.Message, error) {
 	req, err := decode(p, &hbasepb.SetQuotaRequest{})
 	if err != nil {
 		return nil, err
+	}
+	if req.SpaceLimit != nil {
+		return setSpaceQuota(ctx, m, req)
 	}
 	changes, tn, err := quotaChanges(req)
 	if err != nil {

@@ -102,6 +102,9 @@ func (v *quotaView) rebuild(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if muts, err = v.withSpaceSnapshots(ctx, muts); err != nil {
+		return err
+	}
 	return v.r.Replace(ctx, muts)
 }
 

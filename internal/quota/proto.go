@@ -27,6 +27,9 @@ func (q Quota) ToProto() *hbasepb.Quotas {
 		b := true
 		out.BypassGlobals = &b
 	}
+	if q.Space != nil {
+		out.Space = q.Space.ToProto()
+	}
 	if len(q.Throttles) == 0 {
 		return out
 	}
@@ -39,7 +42,7 @@ func (q Quota) ToProto() *hbasepb.Quotas {
 }
 
 // QuotaFromProto converts an hbase:quota row value for subject s, validating
-// it. Space quotas are ignored (not part of throttling).
+// it.
 func QuotaFromProto(s Subject, p *hbasepb.Quotas) (Quota, error) {
 	q := Quota{BypassGlobals: p.GetBypassGlobals()}
 	sched, err := SchedExt(p)
@@ -50,6 +53,9 @@ func QuotaFromProto(s Subject, p *hbasepb.Quotas) (Quota, error) {
 		q.Priority = *sched.Priority
 	}
 	q.Weight = sched.Weight
+	if sp := p.GetSpace(); sp != nil && !sp.GetRemove() {
+		q.Space = SpaceQuotaFromProto(sp)
+	}
 	if th := p.GetThrottle(); th != nil {
 		for t := RequestNumber; t <= RequestHandlerUsageMs; t++ {
 			pq := *throttleField(th, t)

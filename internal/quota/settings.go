@@ -240,6 +240,9 @@ type Quota struct {
 	// and fair-share weight; Weight 0 means 1.
 	Priority Priority
 	Weight   int
+	// Space (TYPE => SPACE, table and namespace subjects only) is the
+	// subject's space quota, nil when none. It is never modified in place.
+	Space *SpaceQuota
 }
 
 func (q Quota) clone() Quota {
@@ -248,7 +251,7 @@ func (q Quota) clone() Quota {
 }
 
 func (q Quota) empty() bool {
-	return len(q.Throttles) == 0 && !q.BypassGlobals && q.Priority == PriorityMedium && q.Weight == 0
+	return len(q.Throttles) == 0 && !q.BypassGlobals && q.Priority == PriorityMedium && q.Weight == 0 && q.Space == nil
 }
 
 // Settings is the whole quota state: what is set on every subject. It is an
@@ -352,7 +355,7 @@ func validateQuota(s Subject, q Quota) error {
 	if q.Priority < PriorityLow || q.Priority > PriorityHigh {
 		return fmt.Errorf("quota: %s: unknown PRIORITY %d", s, q.Priority)
 	}
-	return nil
+	return validateSpace(s, q.Space)
 }
 
 // String lists the settings one subject per line, in list_quotas style,
@@ -377,6 +380,9 @@ func (st Settings) String() string {
 		}
 		if q.Weight != 0 {
 			fmt.Fprintf(&b, ", WEIGHT => %d", q.Weight)
+		}
+		if q.Space != nil {
+			fmt.Fprintf(&b, ", SPACE => %s %s", FormatSpaceLimit(q.Space.Limit), q.Space.Policy)
 		}
 		b.WriteByte('\n')
 	}

@@ -67,10 +67,21 @@ func (a adminService) Serve(ctx context.Context, c *hbaserpc.Call) (hbaserpc.Res
 		if err != nil {
 			return hbaserpc.Response{}, err
 		}
+		if rs.space != nil {
+			if err := rs.space.checkCompaction(h.rec.Table); err != nil {
+				return hbaserpc.Response{}, err
+			}
+		}
 		if err := h.r.Compact(ctx, req.GetMajor()); err != nil {
 			return hbaserpc.Response{}, hbaserpc.Errorf(hbaserpc.IOException, false, "compact: %v", err)
 		}
 		return hbaserpc.Response{Msg: &hbasepb.CompactRegionResponse{}}, nil
+	case "GetSpaceQuotaSnapshots":
+		if rs.space == nil {
+			return hbaserpc.Response{Msg: &hbasepb.GetSpaceQuotaSnapshotsResponse{}}, nil
+		}
+		out, err := rs.space.snapshotsResponse()
+		return hbaserpc.Response{Msg: out}, err
 	}
 	return hbaserpc.Response{}, hbaserpc.Errorf(hbaserpc.UnsupportedOperation, true, "AdminService.%s is not supported by Weir", c.Method)
 }

@@ -87,6 +87,11 @@ type Config struct {
 	// slots beyond HandlerCount that only PRIORITY HIGH calls may take.
 	// Default DefaultHighPriorityHandlers (4); negative: none.
 	HighPriorityHandlers int
+	// SpaceReportPeriod is weir.quota.space.report.period: how often the
+	// server reports its regions' sizes for space quotas (HBase's
+	// hbase.regionserver.quotas.region.size.reporting.chore.period).
+	// Default 5 s.
+	SpaceReportPeriod time.Duration
 	// Logger receives the server's logs. Default: discard.
 	Logger *slog.Logger
 }
@@ -116,6 +121,9 @@ func (c *Config) EnsureDefaults() {
 	}
 	if c.MaxRequestSize == 0 {
 		c.MaxRequestSize = 256 << 20
+	}
+	if c.SpaceReportPeriod == 0 {
+		c.SpaceReportPeriod = 5 * time.Second
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
@@ -168,6 +176,9 @@ func (c *Config) Validate() error {
 		if err := qc.Validate(); err != nil {
 			errs = append(errs, fmt.Errorf("regionserver: default user quota: %w", err))
 		}
+	}
+	if c.SpaceReportPeriod < 10*time.Millisecond {
+		errs = append(errs, fmt.Errorf("regionserver: SpaceReportPeriod %v is below 10ms", c.SpaceReportPeriod))
 	}
 	if c.MaxRequestSize < 1<<10 {
 		errs = append(errs, fmt.Errorf("regionserver: MaxRequestSize %d is below 1 KiB", c.MaxRequestSize))

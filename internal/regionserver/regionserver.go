@@ -37,7 +37,8 @@ type RegionServer struct {
 	rpc       *hbaserpc.Server
 	regions   regionSet
 	client    *clientsvc.Service
-	quota     *quotaGate // nil when quotas are disabled
+	quota     *quotaGate   // nil when quotas are disabled
+	space     *spaceQuotas // nil when quotas are disabled
 	metrics   *rsMetrics
 	http      *rpcmetrics.HTTP // /metrics on the info port; nil when disabled
 	infoAddr  string
@@ -77,6 +78,11 @@ func Start(ctx context.Context, cfg Config) (*RegionServer, error) {
 	if so.Logger == nil {
 		so.Logger = cfg.Logger
 	}
+	var space *spaceQuotas
+	if !cfg.QuotaDisabled {
+		space = newSpaceQuotas(cfg.SpaceReportPeriod, cfg.Logger.Warn)
+		so.Events = space.events(so.Events)
+	}
 	engine, err := storage.Open(so)
 	if err != nil {
 		return nil, err
@@ -91,8 +97,12 @@ func Start(ctx context.Context, cfg Config) (*RegionServer, error) {
 		storeID:   storeID,
 		loadKick:  make(chan struct{}, 1),
 		resync:    make(chan struct{}, 1),
+		space:     space,
 	}
 	rs.client = clientsvc.New(&rs.regions, cfg.ScannerLease, rs.log)
+	if space != nil {
+		rs.client.SetMutationGuard(space.guard)
+	}
 	if rs.clusterID, err = rs.catalog.ClusterID(ctx); err != nil {
 		rs.client.Close()
 		_ = engine.Close()
@@ -158,6 +168,9 @@ func Start(ctx context.Context, cfg Config) (*RegionServer, error) {
 	if rs.quota != nil {
 		rs.group.Go(func(ctx context.Context) { rs.quota.follow(ctx, rs.catalog, cfg.Etcd) })
 		rs.group.Go(rs.quotaReport.run)
+	}
+	if rs.space != nil {
+		rs.group.Go(rs.spaceLoop)
 	}
 	rs.log.Info("regionserver: started", "addr", rs.addr, "data", cfg.DataDir)
 	return rs, nil
