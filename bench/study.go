@@ -347,7 +347,7 @@ func summarize(r *Report) (thru, avgMs, p99Ms float64, errs int64) {
 // WriteStudy writes results.md, results.json and the charts into dir.
 func WriteStudy(dir string, res *StudyResult) error {
 	var md strings.Builder
-	fmt.Fprintf(&md, "# Throttle study\n\nTwo users run YCSB concurrently against %s: U unthrottled, T throttled (request number per second, region server queue mode). %d threads each, %gs measured per level after %gs of warm-up, %d records.\n",
+	fmt.Fprintf(&md, "# Throttle study\n\nTwo users run YCSB concurrently against %s: U unthrottled, T throttled (a request-number-per-second quota on user T). %d threads each, %gs measured per level after %gs of warm-up, %d records.\n",
 		res.Master, res.Threads, res.DurationSec, res.WarmupSec, res.RecordCount)
 	if res.Interrupted {
 		md.WriteString("\n**Interrupted**: the table covers the levels completed.\n")
