@@ -252,16 +252,7 @@ variants:
 			}
 		}
 	}
-	if ctx.Err() != nil {
-		res.Interrupted = true
-		if runErr == nil {
-			runErr = ctx.Err()
-		}
-	}
-	if err := WriteStudy(cfg.OutDir, res); err != nil {
-		return res, errors.Join(runErr, err)
-	}
-	return res, runErr
+	return res, finishStudy(ctx, runErr, &res.Interrupted, func() error { return WriteStudy(cfg.OutDir, res) })
 }
 
 func (c *StudyConfig) runLevel(ctx context.Context, admin *client.Admin, variant string, level int64) (StudyRow, error) {
@@ -327,6 +318,33 @@ func (c *StudyConfig) runPair(ctx context.Context, variant string, d time.Durati
 	return repU, repT, nil
 }
 
+// finishStudy marks an interrupted study, writes what it has and returns
+// the study's error joined with the writer's.
+func finishStudy(ctx context.Context, runErr error, interrupted *bool, write func() error) error {
+	if ctx.Err() != nil {
+		*interrupted = true
+		if runErr == nil {
+			runErr = ctx.Err()
+		}
+	}
+	if err := write(); err != nil {
+		return errors.Join(runErr, err)
+	}
+	return runErr
+}
+
+// writeResults writes a study's results.md and results.json into dir.
+func writeResults(dir, md string, res any) error {
+	if err := os.WriteFile(filepath.Join(dir, "results.md"), []byte(md), 0o644); err != nil {
+		return err
+	}
+	js, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "results.json"), append(js, '\n'), 0o644)
+}
+
 // summarize gives a report's throughput, average and p99 latency (ms) of
 // its main operation, and its failed operations.
 func summarize(r *Report) (thru, avgMs, p99Ms float64, errs int64) {
@@ -376,14 +394,7 @@ func WriteStudy(dir string, res *StudyResult) error {
 			res.DurationSec, 100/res.DurationSec)
 		fmt.Fprintf(&md, "\n![throughput](throughput-%s.png) ![latency](latency-%s.png)\n", v, v)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "results.md"), []byte(md.String()), 0o644); err != nil {
-		return err
-	}
-	js, err := json.MarshalIndent(res, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "results.json"), append(js, '\n'), 0o644); err != nil {
+	if err := writeResults(dir, md.String(), res); err != nil {
 		return err
 	}
 	for _, v := range studyVariants(res) {

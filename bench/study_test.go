@@ -25,7 +25,7 @@ func TestThrottleStudy(t *testing.T) {
 	defer c.Close()
 	out := t.TempDir()
 	res, err := bench.RunStudy(ctx, bench.StudyConfig{Master: c.MasterAddr(), Levels: []int64{0, 200},
-		Duration: 2 * time.Second, Threads: 2, Variants: []string{"read"}, RecordCount: 2000, OutDir: out})
+		Duration: 2 * time.Second, Warmup: 3 * time.Second, Threads: 2, Variants: []string{"read"}, RecordCount: 2000, OutDir: out})
 	if err != nil {
 		t.Fatal(err)
 	}
