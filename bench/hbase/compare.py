@@ -109,9 +109,9 @@ def main():
     if not any(study.values()):
         return
     print("## Throttle study (U unthrottled, T throttled; both workload C)\n")
-    print("| T's limit (req/s) | HBase total ops/s | HBase T ops/s | HBase throttle error | HBase T p99 ms "
-          "| Weir total ops/s | Weir T ops/s | Weir throttle error | Weir T p99 ms |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| T's limit (req/s) | HBase total ops/s | HBase T ops/s | HBase throttle error | HBase T p99 ms | HBase T failed "
+          "| Weir total ops/s | Weir T ops/s | Weir throttle error | Weir T p99 ms | Weir T failed |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     rows = {}
     for s in SIDES:
         for r in (study[s] or {}).get("rows", []):
@@ -121,14 +121,16 @@ def main():
         for s in SIDES:
             r = by.get(s)
             if r is None:
-                cells += ["–"] * 4
+                cells += ["–"] * 5
                 continue
             err = r.get("throttle_error")
             cells += [fmt(r["total_ops_sec"]), fmt(r["thruput_t_ops_sec"]),
-                      "–" if err is None else "{:+.1f}%".format(err * 100), fmt(r["latency_t_p99_ms"], "{:.2f}")]
+                      "–" if err is None else "{:+.1f}%".format(err * 100), fmt(r["latency_t_p99_ms"], "{:.2f}"),
+                      fmt(r.get("errors_t", 0))]
         print("| %s | %s |" % (throttle, " | ".join(cells)))
-    print("\nThrottle error = T's observed ops/s ÷ its limit − 1. HBase rejects over-limit requests "
-          "(RpcThrottlingException, the client waits and retries); Weir queues them by default.")
+    print("\nT ops/s counts successful operations; throttle error = that ÷ T's limit − 1; T failed = T's operations "
+          "that failed (still throttled after the client's retries: 15, HBase's default). HBase rejects over-limit "
+          "requests (RpcThrottlingException, the client waits the hinted time and retries); Weir queues them by default.")
     for s in SIDES:
         c = load(os.path.join(a.out, s, "throttle", "cpu.json"))
         if c and study[s]:

@@ -28,6 +28,8 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 	logLevel := fs.String("log-level", "warn", "log level: debug, info, warn, error")
 	quotaMode := fs.String("quota-mode", "queue", "weir.quota.throttle.mode: queue (hold over-limit requests until due) or reject (HBase's behaviour)")
 	quotaEnabled := fs.Bool("quota-enabled", true, "hbase.quota.enabled: enforce RPC quotas")
+	var prof pprofFlag
+	prof.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -46,6 +48,12 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	stopProf, err := prof.start(stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "weir standalone: %v\n", err)
+		return 2
+	}
+	defer stopProf()
 	ctx, stop := signalContext()
 	defer stop()
 	start := time.Now()
