@@ -56,10 +56,18 @@ type hbaseBinding struct {
 	dur    client.Durability
 }
 
-func connectHBase(ctx context.Context, master, user string) (*hbaseBinding, error) {
+// connectHBase connects as user with the workload's retry count. An
+// unreachable cluster is reported after a few quick attempts rather than
+// after the whole retry schedule.
+func connectHBase(ctx context.Context, master, user string, retries int) (*hbaseBinding, error) {
 	cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
-	conn, err := client.Connect(cctx, master, client.WithUser(user), client.WithRetries(3))
+	probe, err := client.Connect(cctx, master, client.WithUser(user), client.WithRetries(3))
+	if err != nil {
+		return nil, fmt.Errorf("cannot reach the cluster at %s: %w", master, err)
+	}
+	_ = probe.Close()
+	conn, err := client.Connect(cctx, master, client.WithUser(user), client.WithRetries(retries))
 	if err != nil {
 		return nil, fmt.Errorf("cannot reach the cluster at %s: %w", master, err)
 	}

@@ -34,6 +34,27 @@ type threadStats struct {
 	hist   [numOps]*hdrhistogram.Histogram
 	counts [numOps][numStatus]int64
 	ops    atomic.Int64 // operations done, for progress
+	// base is ops when the warm-up ended (guarded by mu): the report
+	// counts the operations after it.
+	base int64
+}
+
+// reset drops what was measured so far (the end of a warm-up).
+func (s *threadStats) reset() {
+	s.mu.Lock()
+	for i := range s.hist {
+		s.hist[i].Reset()
+	}
+	s.counts = [numOps][numStatus]int64{}
+	s.base = s.ops.Load()
+	s.mu.Unlock()
+}
+
+// measuredOps is the operations done since the warm-up.
+func (s *threadStats) measuredOps() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ops.Load() - s.base
 }
 
 func newThreadStats() *threadStats {

@@ -37,6 +37,7 @@ var knownProps = map[string]bool{
 	// HBase binding.
 	"columnfamily": true, "clientbuffering": true, "writebuffersize": true,
 	"durability": true, "hbase.usepagefilter": true, "debug": true,
+	"hbase.client.retries.number": true,
 	// Weir.
 	"splits": true,
 }

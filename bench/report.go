@@ -42,7 +42,7 @@ func (s *runState) buildReport(elapsed time.Duration) *Report {
 	h, c := merged(s.stats)
 	rep := &Report{Phase: s.phase, RunTimeMs: elapsed.Milliseconds()}
 	for _, st := range s.stats {
-		rep.Operations += st.ops.Load()
+		rep.Operations += st.measuredOps()
 	}
 	if elapsed > 0 {
 		rep.Throughput = float64(rep.Operations) / elapsed.Seconds()

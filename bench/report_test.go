@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -95,15 +96,39 @@ func TestNullRun(t *testing.T) {
 	}
 }
 
+// cancellingBinding cancels the run at its after-th read: a cancellation
+// in the middle of the run however slowly the machine sets it up.
+type cancellingBinding struct {
+	nullBinding
+	after  int64
+	n      atomic.Int64
+	cancel context.CancelFunc
+}
+
+type cancellingDB struct {
+	nullDB
+	b *cancellingBinding
+}
+
+func (b *cancellingBinding) NewDB(*Workload) DB { return cancellingDB{b: b} }
+
+func (d cancellingDB) Read(context.Context, []byte, [][]byte) Status {
+	if d.b.n.Add(1) == d.b.after {
+		d.b.cancel()
+	}
+	return StatusOK
+}
+
 func TestCancelledRunReports(t *testing.T) {
-	p := Props{"workload": "core", "db": "null", "recordcount": "100", "maxexecutiontime": "60", "target": "1000"}
+	p := Props{"workload": "core", "recordcount": "100", "maxexecutiontime": "60", "target": "1000"}
 	ctx, cancel := context.WithCancel(context.Background())
-	go func() { time.Sleep(300 * time.Millisecond); cancel() }()
-	rep, err := Run(ctx, Config{Phase: "run", Props: p})
+	defer cancel()
+	cb := &cancellingBinding{after: 50, cancel: cancel}
+	rep, err := Run(ctx, Config{Phase: "run", Props: p, Binding: cb})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !rep.Interrupted || rep.Operations == 0 || rep.Operations > 1000 {
+	if !rep.Interrupted || rep.Operations < 50 || rep.Operations > 1000 {
 		t.Fatalf("report %+v", rep)
 	}
 	var b bytes.Buffer
@@ -157,4 +182,27 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// A warm-up's operations are done but left out of the report, and
+// maxexecutiontime counts after it.
+func TestWarmupNotMeasured(t *testing.T) {
+	p := Props{"workload": "core", "db": "null", "recordcount": "100", "maxexecutiontime": "1", "target": "500"}
+	start := time.Now()
+	rep, err := Run(context.Background(), Config{Phase: "run", Props: p, Warmup: 600 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	took := time.Since(start)
+	// 500 ops/s for 1 s measured after 0.6 s unmeasured.
+	if took < 1500*time.Millisecond || rep.RunTimeMs < 900 || rep.RunTimeMs > 1300 {
+		t.Errorf("took %v, report runtime %d ms; want about 1.6 s and 1000 ms", took, rep.RunTimeMs)
+	}
+	var reads int64
+	for _, o := range rep.Ops {
+		reads += o.Operations
+	}
+	if rep.Operations < 400 || rep.Operations > 620 || reads < rep.Operations-1 || reads > rep.Operations+1 {
+		t.Errorf("%d operations (%d in the histograms), want about 500", rep.Operations, reads)
+	}
 }

@@ -27,6 +27,11 @@ type Config struct {
 	Progress io.Writer
 	// Binding overrides the database binding chosen by the db property.
 	Binding Binding
+	// Warmup runs the workload unmeasured for this long first: the report
+	// (runtime, operations, latencies) covers what follows, and
+	// maxexecutiontime counts from the end of the warm-up. Meant for
+	// time-bounded runs: warm-up operations count toward operationcount.
+	Warmup time.Duration
 }
 
 // Run checks the workload, connects, prepares the table and runs the
@@ -46,7 +51,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		if w.DB == "null" || w.DB == "site.ycsb.BasicDB" {
 			b = nullBinding{}
 		} else {
-			hb, err := connectHBase(ctx, cfg.Master, cfg.User)
+			hb, err := connectHBase(ctx, cfg.Master, cfg.User, w.ClientRetries)
 			if err != nil {
 				return nil, err
 			}
@@ -98,19 +103,37 @@ func execute(ctx context.Context, cfg Config, w *Workload, b Binding) *Report {
 	defer cancel()
 	var timeUp atomic.Bool
 	s.started = time.Now()
+	measureStart := s.started // written by the timer goroutine until it is joined
+	var timerWG sync.WaitGroup
+	timerWG.Add(1)
 	go func() {
-		var deadline <-chan time.Time
+		defer timerWG.Done()
+		var warm, deadline <-chan time.Time
+		if cfg.Warmup > 0 {
+			t := time.NewTimer(cfg.Warmup)
+			defer t.Stop()
+			warm = t.C
+		}
 		if w.MaxExecution > 0 {
-			t := time.NewTimer(w.MaxExecution)
+			t := time.NewTimer(max(cfg.Warmup, 0) + w.MaxExecution)
 			defer t.Stop()
 			deadline = t.C
 		}
-		select {
-		case <-runCtx.Done():
-		case <-deadline:
-			timeUp.Store(true)
+		for {
+			select {
+			case <-runCtx.Done():
+			case <-warm:
+				for _, st := range s.stats {
+					st.reset()
+				}
+				measureStart, warm = time.Now(), nil
+				continue
+			case <-deadline:
+				timeUp.Store(true)
+			}
+			s.stop.Store(true)
+			return
 		}
-		s.stop.Store(true)
 	}()
 	var wg sync.WaitGroup
 	for i := 0; i < w.Threads; i++ {
@@ -131,7 +154,9 @@ func execute(ctx context.Context, cfg Config, w *Workload, b Binding) *Report {
 		go func() { defer repWG.Done(); s.report(cfg, done) }()
 	}
 	wg.Wait()
-	elapsed := time.Since(s.started)
+	cancel()
+	timerWG.Wait()
+	elapsed := time.Since(measureStart)
 	close(done)
 	repWG.Wait()
 	rep := s.buildReport(elapsed)

@@ -33,8 +33,8 @@ type StudyConfig struct {
 	AutoLevels bool
 	// Duration of each level (rounded up to whole seconds).
 	Duration time.Duration
-	// Warmup runs both users for this long (whole seconds; default 1s,
-	// negative: none) before each level's measured run. Region servers'
+	// Warmup runs both users unmeasured for this long (default 1s,
+	// negative: none) at the start of each level's run. Region servers'
 	// throttles start with a full bucket (a second's worth of requests,
 	// as HBase's rate limiters); the warm-up spends it, so the measured
 	// rate is the steady one rather than limit*(1+1/duration). When T's
@@ -252,16 +252,7 @@ variants:
 			}
 		}
 	}
-	if ctx.Err() != nil {
-		res.Interrupted = true
-		if runErr == nil {
-			runErr = ctx.Err()
-		}
-	}
-	if err := WriteStudy(cfg.OutDir, res); err != nil {
-		return res, errors.Join(runErr, err)
-	}
-	return res, runErr
+	return res, finishStudy(ctx, runErr, &res.Interrupted, func() error { return WriteStudy(cfg.OutDir, res) })
 }
 
 func (c *StudyConfig) runLevel(ctx context.Context, admin *client.Admin, variant string, level int64) (StudyRow, error) {
@@ -282,14 +273,6 @@ func (c *StudyConfig) runLevel(ctx context.Context, admin *client.Admin, variant
 		return row, ctx.Err()
 	case <-time.After(time.Second):
 	}
-	if c.Warmup > 0 {
-		if _, _, err := c.runPair(ctx, variant, c.Warmup); err != nil {
-			return row, err
-		}
-		if ctx.Err() != nil {
-			return row, ctx.Err()
-		}
-	}
 	repU, repT, err := c.runPair(ctx, variant, c.Duration)
 	if err != nil {
 		return row, err
@@ -305,7 +288,8 @@ func (c *StudyConfig) runLevel(ctx context.Context, admin *client.Admin, variant
 }
 
 // runPair runs U and T concurrently, each on its own connection as its
-// own user, for d.
+// own user, for the warm-up and then d measured. Warm-up and measurement
+// are one run, so the limiter's bucket cannot refill between them.
 func (c *StudyConfig) runPair(ctx context.Context, variant string, d time.Duration) (repU, repT *Report, err error) {
 	var (
 		wg         sync.WaitGroup
@@ -314,11 +298,11 @@ func (c *StudyConfig) runPair(ctx context.Context, variant string, d time.Durati
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
-		repU, errU = Run(ctx, Config{Phase: "run", Props: c.props("run", "U", variant, d), Master: c.Master, User: c.UserU})
+		repU, errU = Run(ctx, Config{Phase: "run", Props: c.props("run", "U", variant, d), Master: c.Master, User: c.UserU, Warmup: c.Warmup})
 	}()
 	go func() {
 		defer wg.Done()
-		repT, errT = Run(ctx, Config{Phase: "run", Props: c.props("run", "T", variant, d), Master: c.Master, User: c.UserT})
+		repT, errT = Run(ctx, Config{Phase: "run", Props: c.props("run", "T", variant, d), Master: c.Master, User: c.UserT, Warmup: c.Warmup})
 	}()
 	wg.Wait()
 	if err := errors.Join(errU, errT); err != nil {
@@ -327,8 +311,38 @@ func (c *StudyConfig) runPair(ctx context.Context, variant string, d time.Durati
 	return repU, repT, nil
 }
 
-// summarize gives a report's throughput, average and p99 latency (ms) of
-// its main operation, and its failed operations.
+// finishStudy marks an interrupted study, writes what it has and returns
+// the study's error joined with the writer's.
+func finishStudy(ctx context.Context, runErr error, interrupted *bool, write func() error) error {
+	if ctx.Err() != nil {
+		*interrupted = true
+		if runErr == nil {
+			runErr = ctx.Err()
+		}
+	}
+	if err := write(); err != nil {
+		return errors.Join(runErr, err)
+	}
+	return runErr
+}
+
+// writeResults writes a study's results.md and results.json into dir.
+func writeResults(dir, md string, res any) error {
+	if err := os.WriteFile(filepath.Join(dir, "results.md"), []byte(md), 0o644); err != nil {
+		return err
+	}
+	js, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "results.json"), append(js, '\n'), 0o644)
+}
+
+// summarize gives a report's throughput of successful operations, the
+// average and p99 latency (ms) of its main operation, and its failed
+// operations. Failed operations are left out of the throughput: against
+// HBase a throttled request the client gave up on was never admitted, and
+// counting it would inflate the throttled user's rate.
 func summarize(r *Report) (thru, avgMs, p99Ms float64, errs int64) {
 	var main *OpReport
 	for i := range r.Ops {
@@ -341,13 +355,16 @@ func summarize(r *Report) (thru, avgMs, p99Ms float64, errs int64) {
 	if main != nil {
 		avgMs, p99Ms = main.AverageUs/1000, float64(main.P99Us)/1000
 	}
-	return r.Throughput, avgMs, p99Ms, errs
+	if r.Operations > 0 {
+		thru = r.Throughput * float64(r.Operations-min(errs, r.Operations)) / float64(r.Operations)
+	}
+	return thru, avgMs, p99Ms, errs
 }
 
 // WriteStudy writes results.md, results.json and the charts into dir.
 func WriteStudy(dir string, res *StudyResult) error {
 	var md strings.Builder
-	fmt.Fprintf(&md, "# Throttle study\n\nTwo users run YCSB concurrently against %s: U unthrottled, T throttled (request number per second, region server queue mode). %d threads each, %gs measured per level after %gs of warm-up, %d records.\n",
+	fmt.Fprintf(&md, "# Throttle study\n\nTwo users run YCSB concurrently against %s: U unthrottled, T throttled (a request-number-per-second quota on user T). %d threads each, %gs measured per level after %gs of warm-up, %d records.\n",
 		res.Master, res.Threads, res.DurationSec, res.WarmupSec, res.RecordCount)
 	if res.Interrupted {
 		md.WriteString("\n**Interrupted**: the table covers the levels completed.\n")
@@ -358,8 +375,8 @@ func WriteStudy(dir string, res *StudyResult) error {
 		} else {
 			md.WriteString("\n## read + scan (U: workload C, T: scans of 100 rows)\n\n")
 		}
-		md.WriteString("| Throttle | Avg Total Thruput | Thruput_U | Thruput_T | Latency_U | Latency_T | p99_U | p99_T | Throttle error |\n")
-		md.WriteString("|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		md.WriteString("| Throttle | Avg Total Thruput | Thruput_U | Thruput_T | Latency_U | Latency_T | p99_U | p99_T | Throttle error | Failed_T |\n")
+		md.WriteString("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 		for _, r := range res.Rows {
 			if r.Variant != v {
 				continue
@@ -368,22 +385,15 @@ func WriteStudy(dir string, res *StudyResult) error {
 			if r.ThrottleErr != nil {
 				te = fmt.Sprintf("%+.1f%%", *r.ThrottleErr*100)
 			}
-			fmt.Fprintf(&md, "| %s | %.0f | %.0f | %.0f | %.2f | %.2f | %.2f | %.2f | %s |\n",
-				r.Throttle, r.TotalThru, r.ThruU, r.ThruT, r.LatencyU, r.LatencyT, r.P99U, r.P99T, te)
+			fmt.Fprintf(&md, "| %s | %.0f | %.0f | %.0f | %.2f | %.2f | %.2f | %.2f | %s | %d |\n",
+				r.Throttle, r.TotalThru, r.ThruU, r.ThruT, r.LatencyU, r.LatencyT, r.P99U, r.P99T, te, r.ErrorsT)
 		}
-		md.WriteString("\nThroughput in ops/s; latencies in ms; throttle error = observed Thruput_T / limit − 1 (for scans an operation is one request or more).\n")
+		md.WriteString("\nThroughput in ops/s of successful operations; latencies in ms; throttle error = observed Thruput_T / limit − 1 (for scans an operation is one request or more); Failed_T = T's operations that failed (e.g. still throttled after the client's retries).\n")
 		fmt.Fprintf(&md, "A throttle also admits a burst of up to one second's worth of requests (HBase's rate limiters start full). The warm-up spends it only when T's demand exceeds the limit by enough: near T's unthrottled rate the observed rate can reach limit × (1 + 1/%gs), i.e. a throttle error up to %+.0f%%; raise --warmup to see the steady rate there.\n",
 			res.DurationSec, 100/res.DurationSec)
 		fmt.Fprintf(&md, "\n![throughput](throughput-%s.png) ![latency](latency-%s.png)\n", v, v)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "results.md"), []byte(md.String()), 0o644); err != nil {
-		return err
-	}
-	js, err := json.MarshalIndent(res, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "results.json"), append(js, '\n'), 0o644); err != nil {
+	if err := writeResults(dir, md.String(), res); err != nil {
 		return err
 	}
 	for _, v := range studyVariants(res) {

@@ -24,8 +24,11 @@ func TestThrottleStudy(t *testing.T) {
 	}
 	defer c.Close()
 	out := t.TempDir()
-	res, err := bench.RunStudy(ctx, bench.StudyConfig{Master: c.MasterAddr(), Levels: []int64{0, 200},
-		Duration: 2 * time.Second, Threads: 2, Variants: []string{"read"}, RecordCount: 2000, OutDir: out})
+	// The limit sits well below T's demand even on a loaded machine (T
+	// reads at 100 ops/s or more under -race on a busy 2-core box), and
+	// the warm-up drains the limiter's initial one-second burst.
+	res, err := bench.RunStudy(ctx, bench.StudyConfig{Master: c.MasterAddr(), Levels: []int64{0, 20},
+		Duration: 3 * time.Second, Warmup: 2 * time.Second, Threads: 2, Variants: []string{"read"}, RecordCount: 2000, OutDir: out})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,12 +43,14 @@ func TestThrottleStudy(t *testing.T) {
 	}
 	none, thr := res.Rows[0], res.Rows[1]
 	t.Logf("none: %+v", none)
-	t.Logf("200: %+v (error %+.3f)", thr, *thr.ThrottleErr)
-	if none.Throttle != "none" || none.ThruT <= 200 {
-		t.Errorf("none row: T at %.0f ops/s, want above 200", none.ThruT)
+	t.Logf("20: %+v (error %+.3f)", thr, *thr.ThrottleErr)
+	if none.Throttle != "none" || none.ThruT <= 60 {
+		t.Errorf("none row: T at %.0f ops/s, want above 60", none.ThruT)
 	}
-	if thr.Limit != 200 || thr.ThruT < 160 || thr.ThruT > 240 {
-		t.Errorf("throttled at 200 req/s, T ran at %.1f ops/s", thr.ThruT)
+	// The warm-up spends the initial burst within the same run, so the
+	// measured rate is the limit's; ±20% leaves room for a 3 s window.
+	if thr.Limit != 20 || thr.ThruT < 16 || thr.ThruT > 24 {
+		t.Errorf("throttled at 20 req/s, T ran at %.1f ops/s", thr.ThruT)
 	}
 	if thr.ThruU <= thr.ThruT || none.ErrorsT+thr.ErrorsT+none.ErrorsU+thr.ErrorsU != 0 {
 		t.Errorf("U %.0f ops/s vs T %.0f; errors %d %d %d %d", thr.ThruU, thr.ThruT, none.ErrorsU, none.ErrorsT, thr.ErrorsU, thr.ErrorsT)

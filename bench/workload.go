@@ -57,6 +57,11 @@ type Workload struct {
 	ClientBuffering bool
 	WriteBufferSize int64
 	Durability      string
+	// ClientRetries is hbase.client.retries.number: how often the client
+	// retries a failed operation (a throttled one waits the server's
+	// hint first). Default 15, the HBase client's, which YCSB's hbase2
+	// binding runs with.
+	ClientRetries int
 
 	fieldNames [][]byte
 	cumulative [numOps]float64
@@ -108,6 +113,7 @@ func NewWorkload(p Props) (*Workload, error) {
 		ClientBuffering: r.bool("clientbuffering", false),
 		WriteBufferSize: r.int("writebuffersize", 12<<20),
 		Durability:      r.oneOf("durability", "USE_DEFAULT", "USE_DEFAULT", "SKIP_WAL", "ASYNC_WAL", "SYNC_WAL", "FSYNC_WAL"),
+		ClientRetries:   int(r.nonNeg("hbase.client.retries.number", 15)),
 	}
 	w.Proportions[OpRead] = r.fraction("readproportion", 0.95)
 	w.Proportions[OpUpdate] = r.fraction("updateproportion", 0.05)

@@ -24,6 +24,7 @@ func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 const benchUsage = `usage: weir bench load|run -P WORKLOADFILE [-p key=value]... [flags]
        weir bench throttle-study [flags]   (weir bench throttle-study -h)
        weir bench priority-study [flags]   (weir bench priority-study -h)
+       weir bench colocation-study [flags] (weir bench colocation-study -h)
 
 Runs YCSB's CoreWorkload against Weir (or any HBase 2.6 cluster) and prints
 YCSB's report format. Property files are YCSB's (workloads/workloada ...
@@ -47,6 +48,9 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	}
 	if len(args) > 0 && args[0] == "priority-study" {
 		return runPriorityStudy(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "colocation-study" {
+		return runColocationStudy(args[1:], stdout, stderr)
 	}
 	if len(args) == 0 || (args[0] != "load" && args[0] != "run") {
 		fmt.Fprint(stderr, benchUsage)
@@ -197,16 +201,26 @@ func runThrottleStudy(args []string, stdout, stderr io.Writer) int {
 	if *warmup <= 0 {
 		cfg.Warmup = -1
 	}
+	return runStudyCommand("throttle-study", cfg.OutDir, stdout, stderr, func(ctx context.Context) (bool, error) {
+		res, err := bench.RunStudy(ctx, cfg)
+		return res != nil && len(res.Rows) > 0, err
+	})
+}
+
+// runStudyCommand runs a study until it ends or SIGINT/SIGTERM, prints
+// the results.md it wrote into outDir (also the partial one of an
+// interrupted study) and returns the exit status.
+func runStudyCommand(name, outDir string, stdout, stderr io.Writer, run func(context.Context) (wrote bool, err error)) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	res, err := bench.RunStudy(ctx, cfg)
-	if res != nil && len(res.Rows) > 0 {
-		if md, rerr := os.ReadFile(filepath.Join(cfg.OutDir, "results.md")); rerr == nil {
+	wrote, err := run(ctx)
+	if wrote {
+		if md, rerr := os.ReadFile(filepath.Join(outDir, "results.md")); rerr == nil {
 			_, _ = stdout.Write(md)
 		}
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "weir bench throttle-study: %v\n", err)
+		fmt.Fprintf(stderr, "weir bench %s: %v\n", name, err)
 		if ctx.Err() != nil {
 			return 130
 		}

@@ -178,6 +178,15 @@ func runMaster(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// offsetPort is instance i's port: base+i, except that 0 (pick a free
+// port) and negative (off) apply to every instance.
+func offsetPort(base, i int) int {
+	if base <= 0 {
+		return base
+	}
+	return base + i
+}
+
 // runRegionServer runs one or more region server instances on this host.
 func runRegionServer(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("weir regionserver", flag.ContinueOnError)
@@ -185,9 +194,10 @@ func runRegionServer(args []string, stdout, stderr io.Writer) int {
 	sf.register(fs)
 	etcd := fs.String("etcd", "127.0.0.1:2379", "etcd endpoints, comma separated")
 	data := fs.String("data", "weir-rs", "data directory; instance i uses <data>/rs-<i>")
-	port := fs.Int("port", 16020, "first instance's RPC port; instance i uses port+i")
-	infoPort := fs.Int("info-port", 16030, "first instance's HTTP port (/metrics); instance i uses port+i")
-	instances := fs.Int("instances", 1, "region server instances to run on this host")
+	port := fs.Int("port", 16020, "instance 0's RPC port; instance i uses port+i (0: free ports)")
+	infoPort := fs.Int("info-port", 16030, "instance 0's HTTP port (/metrics); instance i uses port+i (0: free ports, -1: off)")
+	instances := fs.Int("instances", 1, "region server instances to run in this process")
+	first := fs.Int("first-instance", 0, "index of this process's first instance on the host: run a host's instances as separate processes with --instances 1 --first-instance i")
 	hostID := fs.String("host-id", "", "host identity shared by the instances (default: the host name)")
 	advertise := fs.String("advertise", "", "host name clients use to reach these servers (default: --bind)")
 	quotaMode := fs.String("quota-mode", "queue", "weir.quota.throttle.mode: queue or reject")
@@ -214,6 +224,10 @@ func runRegionServer(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "weir regionserver: --instances %d: want 1 to 64\n", *instances)
 		return 2
 	}
+	if *first < 0 || *first+*instances > 64 {
+		fmt.Fprintf(stderr, "weir regionserver: --first-instance %d: want 0 to %d\n", *first, 64-*instances)
+		return 2
+	}
 	env, code := sf.connect("regionserver", *etcd, stderr)
 	if env == nil {
 		return code
@@ -226,9 +240,9 @@ func runRegionServer(args []string, stdout, stderr io.Writer) int {
 			servers[i].Close()
 		}
 	}()
-	for i := 0; i < *instances; i++ {
+	for i := *first; i < *first+*instances; i++ {
 		rs, err := regionserver.Start(ctx, regionserver.Config{
-			DataDir: filepath.Join(*data, fmt.Sprintf("rs-%d", i)), Bind: sf.bind, Port: *port + i, InfoPort: *infoPort + i,
+			DataDir: filepath.Join(*data, fmt.Sprintf("rs-%d", i)), Bind: sf.bind, Port: offsetPort(*port, i), InfoPort: offsetPort(*infoPort, i),
 			Advertise: *advertise, HostID: *hostID, Instance: i, Etcd: cli, Logger: log,
 			QuotaDisabled: !*quotaEnabled, QuotaMode: mode, QuotaMachinePerInstance: !*quotaPerHost,
 			Split:            regionserver.SplitConfig{MaxFileSize: *maxFileSize},

@@ -36,6 +36,8 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 	maxFileSize := fs.Int64("max-filesize", regionserver.DefaultMaxFileSize, "hbase.hregion.max.filesize: split a region whose data passes this many bytes (a table's MAX_FILESIZE overrides it)")
 	conf := registerConf(fs)
 	spacePeriod := fs.Duration("quota-space-report-period", 5*time.Second, spacePeriodUsage)
+	var prof pprofFlag
+	prof.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -59,6 +61,12 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	stopProf, err := prof.start(stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "weir standalone: %v\n", err)
+		return 2
+	}
+	defer stopProf()
 	ctx, stop := signalContext()
 	defer stop()
 	start := time.Now()

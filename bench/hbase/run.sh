@@ -1,0 +1,221 @@
+#!/usr/bin/env bash
+# Side by side: the same `weir bench` workloads against Apache HBase 2.6.4
+# (standalone, from Maven Central jars) and then against `weir standalone`,
+# on this machine, in one invocation. Not part of CI.
+#
+#   bench/hbase/run.sh [--records N] [--duration SECS] [--threads N]
+#                      [--study-duration SECS] [--study-threads N]
+#                      [--levels none,2000,1000,500] [--out DIR]
+#                      [--heap 4g] [--port-base 38000] [--only hbase|weir]
+#
+# For each server in turn: start it on 127.0.0.1 with quotas enabled, load
+# --records rows (1 KB each, usertable pre-split into 10 regions), flush and
+# major-compact, run workloads A, C, E and F for --duration seconds each
+# with --threads client threads, then `weir bench throttle-study` at
+# --levels, and stop it. Server CPU per operation is the server process's
+# utime+stime from /proc/<pid>/stat across each phase, divided by the
+# phase's operations. Writes DIR/<server>/*.json, DIR/<server>/throttle/,
+# and DIR/comparison.md with the ratio table (also printed).
+#
+# Needs Java 17, Maven (Maven Central reachable, or the jars in ~/.m2), Go,
+# python3. Run from anywhere; it builds bin/weir in the repository.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+
+records=200000
+duration=45
+threads=16
+study_duration=15
+study_threads=8
+levels=none,2000,1000,500
+out=$repo/bench-hbase-results
+heap=4g
+port_base=38000
+only=
+
+usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+while [ $# -gt 0 ]; do
+	case $1 in
+	--records) records=$2; shift 2 ;;
+	--duration) duration=$2; shift 2 ;;
+	--threads) threads=$2; shift 2 ;;
+	--study-duration) study_duration=$2; shift 2 ;;
+	--study-threads) study_threads=$2; shift 2 ;;
+	--levels) levels=$2; shift 2 ;;
+	--out) out=$2; shift 2 ;;
+	--heap) heap=$2; shift 2 ;;
+	--port-base) port_base=$2; shift 2 ;;
+	--only) only=$2; shift 2 ;;
+	-h | --help) usage 0 ;;
+	*) echo "run.sh: unknown argument $1" >&2; usage ;;
+	esac
+done
+for n in "$records" "$duration" "$threads" "$study_duration" "$study_threads" "$port_base"; do
+	case $n in '' | *[!0-9]*) echo "run.sh: $n is not a positive integer" >&2; exit 2 ;; esac
+done
+case $only in '' | hbase | weir) ;; *) echo "run.sh: --only $only: want hbase or weir" >&2; exit 2 ;; esac
+for tool in java mvn go python3; do
+	command -v "$tool" >/dev/null || { echo "run.sh: $tool is not installed" >&2; exit 1; }
+done
+
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+work=$(mktemp -d /tmp/weir-bench-hbase.XXXXXX)
+weir=$repo/bin/weir
+clk=$(getconf CLK_TCK)
+server_pid=
+
+log() { printf '%s %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
+
+stop_server() {
+	if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
+		kill "$server_pid"
+		for _ in $(seq 1 60); do kill -0 "$server_pid" 2>/dev/null || break; sleep 1; done
+		kill -0 "$server_pid" 2>/dev/null && kill -9 "$server_pid"
+		wait "$server_pid" 2>/dev/null || true
+	fi
+	server_pid=
+}
+cleanup() { stop_server; rm -rf "$work"; }
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# cpu_ticks PID: the process's user+system CPU time in clock ticks.
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+
+# wait_ready MASTER NAME: until the master is initialized (HBase's answers
+# "list" before it takes DDL): a probe table is created and dropped.
+wait_ready() {
+	for _ in $(seq 1 180); do
+		kill -0 "$server_pid" 2>/dev/null || { echo "run.sh: $2 exited while starting; see $out/$2/server.log" >&2; exit 1; }
+		if "$weir" shell --master "$1" -e "create 'weir_bench_probe', 'f'; disable 'weir_bench_probe'; drop 'weir_bench_probe'" >/dev/null 2>&1; then
+			return 0
+		fi
+		sleep 1
+	done
+	echo "run.sh: $2 did not answer on $1 within 180 s" >&2
+	exit 1
+}
+
+# phase NAME MASTER DIR -- weir bench args...: runs one `weir bench`
+# phase with --json and writes DIR/NAME.json with the server's CPU seconds
+# added as server_cpu_sec.
+phase() {
+	local name=$1 master=$2 dir=$3
+	shift 4
+	local before after
+	before=$(cpu_ticks "$server_pid")
+	"$weir" bench "$@" --master "$master" --user bench --json >"$dir/$name.raw.json"
+	after=$(cpu_ticks "$server_pid")
+	python3 - "$dir/$name.raw.json" "$dir/$name.json" "$before" "$after" "$clk" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["server_cpu_sec"] = (int(sys.argv[4]) - int(sys.argv[3])) / int(sys.argv[5])
+json.dump(r, open(sys.argv[2], "w"), indent=2)
+EOF
+	rm "$dir/$name.raw.json"
+	log "$name: $(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print("%.0f ops/s, server %.1f CPU-s" % (r["throughput_ops_sec"], r["server_cpu_sec"]))' "$dir/$name.json")"
+}
+
+# workloads MASTER DIR: load, flush + major compaction, A, C, E, F and the
+# throttle study against the server at MASTER.
+workloads() {
+	local master=$1 dir=$2
+	phase load "$master" "$dir" -- load -P "$repo/workloads/workloada" -p recordcount="$records" -threads "$threads"
+	log "flush and major compaction"
+	"$weir" shell --master "$master" -e "flush 'usertable'; major_compact 'usertable'" >/dev/null
+	sleep 10 # a major compaction runs in the background on both servers
+	for w in a c e f; do
+		phase "workload$w" "$master" "$dir" -- run -P "$repo/workloads/workload$w" -p recordcount="$records" \
+			-p operationcount=0 -p maxexecutiontime="$duration" -threads "$threads"
+	done
+	local before after
+	before=$(cpu_ticks "$server_pid")
+	"$weir" bench throttle-study --master "$master" --levels "$levels" --duration "${study_duration}s" \
+		--threads "$study_threads" --recordcount "$records" --out "$dir/throttle" >/dev/null 2>"$dir/throttle.log"
+	after=$(cpu_ticks "$server_pid")
+	echo "{\"server_cpu_sec\": $(python3 -c "print(($after - $before) / $clk)")}" >"$dir/throttle/cpu.json"
+	log "throttle study done"
+}
+
+ports() { # the servers' ports, from --port-base
+	hb_master=$port_base hb_rs=$((port_base + 20)) hb_zk=$((port_base + 81))
+	w_master=$((port_base + 100)) w_info=$((port_base + 110)) w_rs=$((port_base + 120))
+	w_rsinfo=$((port_base + 130)) w_etcd=$((port_base + 200))
+}
+ports
+
+run_hbase() {
+	local dir=$out/hbase data=$work/hbase
+	mkdir -p "$dir" "$data/conf"
+	log "resolving HBase 2.6.4 from Maven Central"
+	mvn -q -B -f "$here/pom.xml" dependency:build-classpath -Dmdep.outputFile="$work/classpath.txt" >&2
+	cat >"$data/conf/hbase-site.xml" <<EOF
+<?xml version="1.0"?>
+<configuration>
+  <property><name>hbase.cluster.distributed</name><value>false</value></property>
+  <property><name>hbase.rootdir</name><value>file://$data/root</value></property>
+  <property><name>hbase.tmp.dir</name><value>$data/tmp</value></property>
+  <property><name>hbase.zookeeper.property.dataDir</name><value>$data/zk</value></property>
+  <property><name>hbase.zookeeper.quorum</name><value>127.0.0.1</value></property>
+  <property><name>hbase.zookeeper.property.clientPort</name><value>$hb_zk</value></property>
+  <property><name>hbase.master.hostname</name><value>127.0.0.1</value></property>
+  <property><name>hbase.regionserver.hostname</name><value>127.0.0.1</value></property>
+  <property><name>hbase.master.port</name><value>$hb_master</value></property>
+  <property><name>hbase.master.info.port</name><value>-1</value></property>
+  <property><name>hbase.regionserver.port</name><value>$hb_rs</value></property>
+  <property><name>hbase.regionserver.info.port</name><value>-1</value></property>
+  <property><name>hbase.unsafe.stream.capability.enforce</name><value>false</value></property>
+  <property><name>hbase.quota.enabled</name><value>true</value></property>
+</configuration>
+EOF
+	cat >"$data/conf/log4j.properties" <<'EOF'
+log4j.rootLogger=WARN, console
+log4j.appender.console=org.apache.log4j.ConsoleAppender
+log4j.appender.console.layout=org.apache.log4j.PatternLayout
+log4j.appender.console.layout.ConversionPattern=%d{ISO8601} %-5p [%t] %c{2}: %m%n
+EOF
+	# The JVM flags HBase's bin/hbase adds on JDK 17.
+	local jopts=(-Xms"$heap" -Xmx"$heap" -XX:+UseG1GC -Djava.net.preferIPv4Stack=true
+		-Dorg.apache.hbase.thirdparty.io.netty.tryReflectionSetAccessible=true
+		--add-modules jdk.unsupported --add-opens java.base/java.nio=ALL-UNNAMED
+		--add-opens java.base/sun.nio.ch=ALL-UNNAMED --add-opens java.base/java.lang=ALL-UNNAMED
+		--add-opens java.base/jdk.internal.ref=ALL-UNNAMED --add-opens java.base/java.lang.reflect=ALL-UNNAMED
+		--add-opens java.base/java.util=ALL-UNNAMED --add-opens java.base/java.util.concurrent=ALL-UNNAMED
+		--add-exports java.base/jdk.internal.misc=ALL-UNNAMED --add-exports java.base/sun.net.dns=ALL-UNNAMED
+		--add-exports java.base/sun.net.util=ALL-UNNAMED)
+	log "starting HBase 2.6.4 standalone on 127.0.0.1:$hb_master (data $data)"
+	java "${jopts[@]}" -cp "$data/conf:$(cat "$work/classpath.txt")" \
+		org.apache.hadoop.hbase.master.HMaster start >"$dir/server.log" 2>&1 &
+	server_pid=$!
+	wait_ready "127.0.0.1:$hb_master" hbase
+	log "HBase is up (pid $server_pid)"
+	workloads "127.0.0.1:$hb_master" "$dir"
+	stop_server
+}
+
+run_weir() {
+	local dir=$out/weir
+	mkdir -p "$dir"
+	log "starting weir standalone on 127.0.0.1:$w_master"
+	"$weir" standalone --data "$work/weir" --port "$w_master" --info-port "$w_info" \
+		--regionserver-port "$w_rs" --regionserver-info-port "$w_rsinfo" --etcd-port "$w_etcd" \
+		--quota-enabled=true >"$dir/server.log" 2>&1 &
+	server_pid=$!
+	wait_ready "127.0.0.1:$w_master" weir
+	log "Weir is up (pid $server_pid)"
+	workloads "127.0.0.1:$w_master" "$dir"
+	stop_server
+}
+
+log "building bin/weir"
+(cd "$repo" && go build -o bin/weir ./cmd/weir)
+started=$(date -u '+%Y-%m-%d %H:%M UTC')
+[ "$only" = weir ] || run_hbase
+[ "$only" = hbase ] || run_weir
+
+python3 "$here/compare.py" --out "$out" --started "$started" \
+	--command "bench/hbase/run.sh --records $records --duration $duration --threads $threads --study-duration $study_duration --study-threads $study_threads --levels $levels" \
+	| tee "$out/comparison.md"

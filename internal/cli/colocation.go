@@ -1,0 +1,89 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/weirdb/weir/bench"
+)
+
+const colocationUsage = `usage: weir bench colocation-study [--instances 1,2,3] [--recordcount N]
+       [--duration 30s] [--operations N] [--threads 16] [--regions 12]
+       [--out DIR] [--port-base PORT]
+
+The experiment of "Apache HBase: RegionServers co-location" on this host:
+for each count of region server instances, a fresh cluster is started as
+separate processes of this binary (weir etcd, weir master, and one
+weir regionserver --instances 1 --first-instance i per instance), the
+table is pre-split into --regions regions and loaded with --recordcount
+rows, then YCSB workloads A and F run for --duration each (or
+--operations operations). Each region server process's CPU seconds, peak
+RSS and disk read/write bytes are read from /proc/<pid> around every
+phase. Writes results.md, results.json, throughput and CPU-per-operation
+charts (PNG and SVG) and the processes' logs (logs/) into --out. Linux only.
+`
+
+// runColocationStudy runs `weir bench colocation-study`.
+func runColocationStudy(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("weir bench colocation-study", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	instances := fs.String("instances", "1,2,3", "region server instance counts to compare")
+	records := fs.Int64("recordcount", 100000, "records loaded per configuration")
+	duration := fs.Duration("duration", 30*time.Second, "time per workload (whole seconds; a cap with --operations)")
+	ops := fs.Int64("operations", 0, "operations per workload (0: run for --duration)")
+	threads := fs.Int("threads", 16, "client threads")
+	regions := fs.Int("regions", 12, "regions the table is pre-split into")
+	out := fs.String("out", "colocation-study", "output directory")
+	data := fs.String("data", "", "scratch data directory, removed at the end (default: a new temporary directory)")
+	portBase := fs.Int("port-base", 0, "fixed ports from here (etcd +0/+1, master +2/+3, region server i +10+i, HTTP +40+i); 0: free ports")
+	fs.Usage = func() { fmt.Fprint(stderr, colocationUsage+"\nflags:\n"); fs.PrintDefaults() }
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		return 2
+	}
+	usage := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "weir bench colocation-study: "+format+"\n", a...)
+		return 2
+	}
+	if fs.NArg() > 0 {
+		return usage("unexpected argument %q", fs.Arg(0))
+	}
+	var counts []int
+	for _, f := range strings.Split(*instances, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 || n > 30 {
+			return usage("--instances: %q is not a count from 1 to 30", f)
+		}
+		counts = append(counts, n)
+	}
+	if *duration < time.Second || *threads < 1 || *records < 1 || *regions < 1 || *ops < 0 {
+		return usage("--duration must be at least 1s; --threads, --recordcount and --regions positive; --operations not negative")
+	}
+	if *portBase < 0 || *portBase > 65000 {
+		return usage("--port-base %d: want 0 (free ports) or a port up to 65000", *portBase)
+	}
+	cfg := bench.ColocationConfig{Instances: counts, RecordCount: *records, OperationCount: *ops, Duration: *duration,
+		Threads: *threads, Regions: *regions, OutDir: *out, DataDir: *data, PortBase: *portBase, Log: stderr}
+	if *data != "" {
+		// A given directory is the caller's; the study's own data goes
+		// in a fresh subdirectory so nothing of theirs is touched.
+		d, err := os.MkdirTemp(*data, "colocation-")
+		if err != nil {
+			return usage("--data: %v", err)
+		}
+		defer os.RemoveAll(d)
+		cfg.DataDir = d
+	}
+	return runStudyCommand("colocation-study", cfg.OutDir, stdout, stderr, func(ctx context.Context) (bool, error) {
+		res, err := bench.RunColocation(ctx, cfg)
+		return res != nil && len(res.Rows) > 0, err
+	})
+}
