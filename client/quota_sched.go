@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/weirdb/weir/internal/hbasepb"
-	"github.com/weirdb/weir/internal/quota"
+	"github.com/weirdb/weir/internal/quotawire"
 )
 
 // QuotaPriority is a user's scheduling class on a saturated region server
@@ -39,27 +39,27 @@ func (s QuotaSettings) schedExt(req *hbasepb.SetQuotaRequest) error {
 	if s.Priority == PriorityUnchanged && s.Weight == 0 {
 		return nil
 	}
-	var ext quota.Sched
+	var ext quotawire.Sched
 	switch s.Priority {
 	case PriorityUnchanged:
 	case PriorityLow, PriorityMedium, PriorityHigh:
-		p := quota.Priority(s.Priority - PriorityMedium)
+		p := quotawire.Priority(s.Priority - PriorityMedium)
 		ext.Priority = &p
 	default:
 		return fmt.Errorf("%w: unknown quota priority %d", ErrInvalidArgument, s.Priority)
 	}
-	if s.Weight < 0 || s.Weight > quota.MaxWeight {
-		return fmt.Errorf("%w: quota weight %d out of range [1, %d]", ErrInvalidArgument, s.Weight, quota.MaxWeight)
+	if s.Weight < 0 || s.Weight > quotawire.MaxWeight {
+		return fmt.Errorf("%w: quota weight %d out of range [1, %d]", ErrInvalidArgument, s.Weight, quotawire.MaxWeight)
 	}
 	ext.Weight = s.Weight
-	quota.SetSchedExt(req, ext)
+	quotawire.SetSchedExt(req, ext)
 	return nil
 }
 
 // schedSettings renders the Weir extension fields of an hbase:quota value
 // as list_quotas lines.
 func schedSettings(q *hbasepb.Quotas) ([]string, error) {
-	ext, err := quota.SchedExt(q)
+	ext, err := quotawire.SchedExt(q)
 	if err != nil {
 		return nil, err
 	}

@@ -19,17 +19,20 @@ var rules = []struct {
 	// package may import directly.
 	allowThirdParty []string
 }{
-	{pkg: "internal/storage", forbidden: []string{"internal/cell", "internal/filter", "internal/region", "internal/regionserver", "internal/master", "internal/meta", "internal/quota", "internal/hbaserpc", "internal/hbasepb", "internal/rpc", "client", "shell", "bench"},
+	{pkg: "internal/storage", forbidden: []string{"internal/cell", "internal/filter", "internal/region", "internal/regionserver", "internal/master", "internal/meta", "internal/quota", "internal/hbaserpc", "internal/hbasepb", "internal/rpcmetrics", "client", "shell", "bench"},
 		// client_model: to read the fsync histogram Pebble's metrics hand out.
 		allowThirdParty: []string{"github.com/cockroachdb/", "golang.org/x/", "github.com/prometheus/client_model/"}},
 	{pkg: "internal/invariants", forbidden: []string{"internal/", "client", "shell", "bench"}},
 	{pkg: "internal/cell", forbidden: []string{"internal/", "client", "shell", "bench"}},
 	{pkg: "internal/filter", forbidden: []string{"internal/storage", "internal/region", "internal/regionserver",
-		"internal/master", "internal/quota", "internal/hbaserpc", "internal/rpc", "client", "shell", "bench"}},
+		"internal/master", "internal/quota", "internal/hbaserpc", "internal/rpcmetrics", "client", "shell", "bench"}},
 	{pkg: "internal/region", forbidden: []string{"internal/regionserver", "internal/master", "internal/quota",
-		"internal/hbaserpc", "internal/rpc", "internal/meta", "client", "shell", "bench", "internal/cli"}},
+		"internal/hbaserpc", "internal/rpcmetrics", "internal/meta", "client", "shell", "bench", "internal/cli"}},
 	{pkg: "internal/filterpb", forbidden: []string{"internal/storage", "internal/region", "internal/regionserver",
 		"internal/master", "internal/meta", "internal/quota", "internal/clientsvc", "client", "shell", "bench"}},
+	// quotawire is the wire form of Weir's quota extensions, which the
+	// client shares with the server: a leaf.
+	{pkg: "internal/quotawire", forbidden: []string{"internal/", "client", "shell", "bench"}},
 	{pkg: "client", forbidden: []string{"internal/region", "internal/storage", "internal/regionserver",
 		"internal/master", "internal/quota", "shell", "bench"}},
 }
@@ -56,7 +59,7 @@ func TestDependencyDirection(t *testing.T) {
 				if strings.HasPrefix(dep, mod) {
 					d := strings.TrimPrefix(dep, mod)
 					for _, f := range r.forbidden {
-						if (d == f || strings.HasPrefix(d, f)) && !strings.HasPrefix(d, r.pkg) {
+						if (d == f || strings.HasPrefix(d, f+"/") || strings.HasSuffix(f, "/") && strings.HasPrefix(d, f)) && !strings.HasPrefix(d, r.pkg) {
 							t.Errorf("%s depends on %s: forbidden by the layering rules", pkg, d)
 						}
 					}

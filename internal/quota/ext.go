@@ -1,118 +1,36 @@
 package quota
 
 import (
-	"errors"
-	"fmt"
-
-	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/weirdb/weir/internal/quotawire"
 )
 
-// Weir carries PRIORITY and WEIGHT, which HBase's messages have no field
-// for, as extra fields of SetQuotaRequest (set_quota) and of Quotas (the
-// hbase:quota cell value). The numbers are far above HBase's so that they
-// never collide with a future HBase field; an HBase parser keeps them as
-// unknown fields and ignores them, so the messages stay HBase-compatible
-// and Weir's .proto files stay identical to HBase's.
-const (
-	// ExtFieldPriority is a varint: 1 LOW, 2 MEDIUM, 3 HIGH.
-	ExtFieldPriority protowire.Number = 1001
-	// ExtFieldWeight is a varint in [1, MaxWeight].
-	ExtFieldWeight protowire.Number = 1002
-)
+// The PRIORITY and WEIGHT extension fields live in internal/quotawire, which
+// the client shares; these names keep the quota model's vocabulary.
 
 // Sched is the scheduling part of a set_quota: nil fields are unchanged.
-type Sched struct {
-	Priority *Priority
-	Weight   int // 0: unchanged
-}
+type Sched = quotawire.Sched
+
+// Priority is a tenant's scheduling class (a Weir extension; HBase has none).
+type Priority = quotawire.Priority
+
+// Priorities, ordered: a higher value is admitted first.
+const (
+	PriorityLow    = quotawire.PriorityLow
+	PriorityMedium = quotawire.PriorityMedium
+	PriorityHigh   = quotawire.PriorityHigh
+)
+
+// MaxWeight bounds WEIGHT.
+const MaxWeight = quotawire.MaxWeight
+
+// ParsePriority parses HIGH, MEDIUM or LOW (case-insensitive).
+func ParsePriority(s string) (Priority, error) { return quotawire.ParsePriority(s) }
 
 // SetSchedExt adds s's fields to m (a SetQuotaRequest or Quotas) as
 // unknown fields, replacing any Weir extension already there.
-func SetSchedExt(m protoreflect.ProtoMessage, s Sched) {
-	r := m.ProtoReflect()
-	b := stripSchedExt(r.GetUnknown())
-	if s.Priority != nil {
-		b = protowire.AppendTag(b, ExtFieldPriority, protowire.VarintType)
-		b = protowire.AppendVarint(b, uint64(*s.Priority)+2)
-	}
-	if s.Weight != 0 {
-		b = protowire.AppendTag(b, ExtFieldWeight, protowire.VarintType)
-		b = protowire.AppendVarint(b, uint64(s.Weight))
-	}
-	r.SetUnknown(b)
-}
+func SetSchedExt(m protoreflect.ProtoMessage, s Sched) { quotawire.SetSchedExt(m, s) }
 
-// SchedExt reads the Weir extension fields of m; a message without them
-// gives the zero Sched. A malformed or out-of-range value is an error.
-func SchedExt(m protoreflect.ProtoMessage) (Sched, error) {
-	var s Sched
-	err := walkUnknown(m.ProtoReflect().GetUnknown(), func(num protowire.Number, v uint64) error {
-		switch num {
-		case ExtFieldPriority:
-			if v < 1 || v > 3 {
-				return fmt.Errorf("quota: PRIORITY field value %d out of range [1, 3]", v)
-			}
-			p := Priority(int64(v) - 2)
-			s.Priority = &p
-		case ExtFieldWeight:
-			if v < 1 || v > MaxWeight {
-				return fmt.Errorf("quota: WEIGHT %d out of range [1, %d]", v, MaxWeight)
-			}
-			s.Weight = int(v)
-		}
-		return nil
-	})
-	return s, err
-}
-
-var errBadUnknown = errors.New("quota: malformed extension fields")
-
-// walkUnknown calls fn for every varint field of b (unknown fields of other
-// wire types are skipped).
-func walkUnknown(b []byte, fn func(protowire.Number, uint64) error) error {
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return errBadUnknown
-		}
-		b = b[n:]
-		if typ != protowire.VarintType {
-			if n = protowire.ConsumeFieldValue(num, typ, b); n < 0 {
-				return errBadUnknown
-			}
-			b = b[n:]
-			continue
-		}
-		v, n := protowire.ConsumeVarint(b)
-		if n < 0 {
-			return errBadUnknown
-		}
-		b = b[n:]
-		if err := fn(num, v); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// stripSchedExt returns b without the Weir extension fields (a malformed
-// tail is dropped: it would fail to parse anyway).
-func stripSchedExt(b []byte) []byte {
-	var out []byte
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			break
-		}
-		m := protowire.ConsumeFieldValue(num, typ, b[n:])
-		if m < 0 {
-			break
-		}
-		if num != ExtFieldPriority && num != ExtFieldWeight {
-			out = append(out, b[:n+m]...)
-		}
-		b = b[n+m:]
-	}
-	return out
-}
+// SchedExt reads the Weir extension fields of m.
+func SchedExt(m protoreflect.ProtoMessage) (Sched, error) { return quotawire.SchedExt(m) }

@@ -102,43 +102,6 @@ func (s Scope) String() string {
 	return "MACHINE"
 }
 
-// Priority is a tenant's scheduling class (a Weir extension; HBase has none).
-type Priority int8
-
-// Priorities, ordered: a higher value is admitted first. The zero value is
-// PriorityMedium.
-const (
-	PriorityLow    Priority = -1
-	PriorityMedium Priority = 0
-	PriorityHigh   Priority = 1
-)
-
-func (p Priority) String() string {
-	switch p {
-	case PriorityLow:
-		return "LOW"
-	case PriorityHigh:
-		return "HIGH"
-	}
-	return "MEDIUM"
-}
-
-// ParsePriority parses HIGH, MEDIUM or LOW (case-insensitive).
-func ParsePriority(s string) (Priority, error) {
-	switch strings.ToUpper(strings.TrimSpace(s)) {
-	case "HIGH":
-		return PriorityHigh, nil
-	case "MEDIUM":
-		return PriorityMedium, nil
-	case "LOW":
-		return PriorityLow, nil
-	}
-	return 0, fmt.Errorf("quota: unknown PRIORITY %q (want HIGH, MEDIUM or LOW)", s)
-}
-
-// MaxWeight bounds WEIGHT.
-const MaxWeight = 1 << 16
-
 // SubjectKind is what a Subject names.
 type SubjectKind int8
 
