@@ -38,10 +38,10 @@ type handler func(s *session, ctx context.Context, c Command) error
 var handlers map[string]handler
 
 // unsupportedGroups are the command groups whose server side Weir lacks.
-var unsupportedGroups = map[string]bool{"quotas": true}
+var unsupportedGroups = map[string]bool{}
 
 // unsupportedCommands are the other commands whose server side Weir lacks.
-var unsupportedCommands = map[string]bool{"split": true, "move": true}
+var unsupportedCommands = map[string]bool{}
 
 // localCommands run without a connection.
 var localCommands = map[string]bool{"help": true, "version": true, "exit": true, "whoami": true}

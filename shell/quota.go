@@ -20,7 +20,6 @@ func init() {
 	handlers["disable_exceed_throttle_quota"] = func(s *session, ctx context.Context, _ Command) error { return s.switchExceed(ctx, false) }
 	// The quota commands above are served (list_quota_usage in
 	// quota_usage.go).
-	delete(unsupportedGroups, "quotas")
 }
 
 // hashString returns a hash value as text (strings and bare constants).

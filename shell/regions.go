@@ -15,8 +15,6 @@ func init() {
 	handlers["unassign"] = func(s *session, ctx context.Context, c Command) error {
 		return s.regionCall(ctx, strArg(c, 0), s.conn.Admin().UnassignRegion)
 	}
-	delete(unsupportedCommands, "split")
-	delete(unsupportedCommands, "move")
 
 	cmd(&Spec{Name: "merge_region", Group: "tools", MinArgs: 2,
 		Args: []ArgSpec{{"first region", KString}, {"second region", KString}, {"force", KBool}}, Usage: `

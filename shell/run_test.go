@@ -107,7 +107,7 @@ func TestExitCodes(t *testing.T) {
 		// Stops at the first error: the list does not run.
 		{"exists 'exitcodes_nope'; frob; list", 1, "ERROR: column 26: unknown command 'frob'"},
 		{"get 'exitcodes_nope', 'r'; list", 1, "ERROR: Unknown table exitcodes_nope!"},
-		{"list_quota_usage", 1, "ERROR: list_quota_usage is not supported by this Weir server yet"},
+		{"create 'exitcodes_mob', {NAME => 'f', IS_MOB => true}", 1, "ERROR: create with column family attribute IS_MOB is not supported by this Weir server yet"},
 		{"exit; frob 'x'", 1, "unknown command"}, // checked before running
 		{"version; exit; get 'exitcodes_nope', 'r'", 0, "Weir test"},
 	} {

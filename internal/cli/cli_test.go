@@ -29,7 +29,7 @@ func TestMain_Commands(t *testing.T) {
 		{args: []string{"shell", "-e", "version"}, wantCode: 0, wantOut: "Weir " + Version},
 		{args: []string{"shell", "-e", "version; frob 'x'"}, wantCode: 1, wantErr: "ERROR: column 10: unknown command 'frob'"},
 		{args: []string{"shell", "--master", "127.0.0.1:1", "-e", "snapshot 't', 's1'"},
-			wantCode: 1, wantErr: "ERROR: snapshot is not supported by this Weir server yet"},
+			wantCode: 1, wantErr: "ERROR: cannot connect to the Weir master at 127.0.0.1:1"},
 		{args: []string{"shell", "--master", "nohost", "-e", "list"}, wantCode: 2, wantErr: "bad master address"},
 		{args: []string{"shell", "-e", "list", "file"}, wantCode: 2, wantErr: "not both"},
 		{args: []string{"shell", "/nonexistent/script"}, wantCode: 1, wantErr: "no such file"},

@@ -134,11 +134,16 @@ func TestQuotaSetAndView(t *testing.T) {
 	if en.GetRpcThrottleEnabled() {
 		t.Fatal("rpc throttle still enabled after switching it off")
 	}
+	// enable_exceed_throttle_quota needs a region server quota (as HBase).
+	rsq := throttleReq("", quota.RequestNumber, 1000)
+	rsq.UserName, rsq.RegionServer = nil, proto.String("all")
+	must(t, cl.setQuota(ctx, rsq))
 	ex := &hbasepb.SwitchExceedThrottleQuotaResponse{}
 	must(t, cl.masterCall(ctx, "SwitchExceedThrottleQuota", &hbasepb.SwitchExceedThrottleQuotaRequest{ExceedThrottleQuotaEnabled: proto.Bool(true)}, ex))
 	if ex.GetPreviousExceedThrottleQuotaEnabled() {
 		t.Fatal("SwitchExceedThrottleQuota: previous state true, want false")
 	}
+	must(t, cl.setQuota(ctx, &hbasepb.SetQuotaRequest{RegionServer: proto.String("all"), RemoveAll: proto.Bool(true)}))
 
 	// Unthrottle (no type, no timed quota) removes the user's throttles.
 	must(t, cl.setQuota(ctx, &hbasepb.SetQuotaRequest{UserName: proto.String("t"), Throttle: &hbasepb.ThrottleRequest{}}))
