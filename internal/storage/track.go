@@ -3,6 +3,7 @@ package storage
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
@@ -192,33 +193,69 @@ func (e *Engine) ChangesRepr(ctx context.Context, t *Tracker) ([]byte, int64, er
 }
 
 // ApplyRepr commits a batch representation from ChangesRepr (usually of
-// another engine) with SyncWAL, after checking that it only sets keys and
-// deletes ranges within [lower, upper).
+// another engine) with SyncWAL. The representation comes over the network:
+// it is parsed here first, and refused unless it holds only key sets and
+// range deletions within [lower, upper).
 func (e *Engine) ApplyRepr(repr []byte, lower, upper []byte) error {
+	if err := checkRepr(repr, lower, upper); err != nil {
+		return fmt.Errorf("storage: apply: %w", err)
+	}
 	b := e.db.NewBatch()
 	defer b.Close()
 	if err := b.SetRepr(repr); err != nil {
 		return fmt.Errorf("storage: apply: %w", err)
 	}
+	wb := &Batch{e: e, b: b}
+	return wb.Commit(SyncWAL)
+}
+
+// checkRepr parses a Pebble batch representation (a 12-byte header: 8
+// bytes of sequence number and a 4-byte little-endian count; then per
+// record a kind byte and varint-length-prefixed key and value) without
+// trusting it, since Pebble's own reader assumes a well-formed batch.
+func checkRepr(repr []byte, lower, upper []byte) error {
+	const headerLen = 12
+	if len(repr) < headerLen {
+		return errors.New("batch shorter than its header")
+	}
+	count := binary.LittleEndian.Uint32(repr[8:headerLen])
 	in := func(k []byte) bool { return bytes.Compare(k, lower) >= 0 && bytes.Compare(k, upper) <= 0 }
-	r := b.Reader()
-	for {
-		kind, key, value, ok, err := r.Next()
-		if err != nil {
-			return fmt.Errorf("storage: apply: %w", err)
+	str := func(b []byte) ([]byte, []byte, bool) {
+		n, w := binary.Uvarint(b)
+		if w <= 0 || n > uint64(len(b)-w) {
+			return nil, nil, false
 		}
+		return b[w : w+int(n)], b[w+int(n):], true
+	}
+	rest := repr[headerLen:]
+	for seen := uint32(0); len(rest) > 0; seen++ {
+		if seen == count {
+			return errors.New("batch holds more records than its count")
+		}
+		kind := pebble.InternalKeyKind(rest[0])
+		key, r, ok := str(rest[1:])
 		if !ok {
-			break
+			return errors.New("malformed key")
 		}
+		value, r, ok := str(r)
+		if !ok {
+			return errors.New("malformed value")
+		}
+		rest = r
 		switch {
 		case kind == pebble.InternalKeyKindSet && in(key) && !bytes.Equal(key, upper):
 		case kind == pebble.InternalKeyKindRangeDelete && in(key) && in(value):
 		default:
-			return fmt.Errorf("storage: apply: %v of %x is outside [%x, %x)", kind, key, lower, upper)
+			return fmt.Errorf("%v of %x is not a set or range deletion inside [%x, %x)", kind, key, lower, upper)
+		}
+		if len(rest) == 0 && seen+1 != count {
+			return fmt.Errorf("batch holds %d records, its count says %d", seen+1, count)
 		}
 	}
-	wb := &Batch{e: e, b: b}
-	return wb.Commit(SyncWAL)
+	if len(repr) == headerLen && count != 0 {
+		return fmt.Errorf("empty batch counts %d records", count)
+	}
+	return nil
 }
 
 // writeSST opens an iterator over the whole store and a new SST at path,
