@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -317,6 +318,17 @@ func TestAssignUnassign(t *testing.T) {
 	must(t, err)
 	if string(res.Value([]byte("f"), []byte("q"))) != "v" {
 		t.Fatal("the reassigned region lost its data")
+	}
+	resp, err := http.Get("http://" + c.Master.InfoAddr() + "/metrics")
+	must(t, err)
+	body, err := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	must(t, err)
+	for _, want := range []string{`weir_master_region_ops_total{op="assign",outcome="ok"} 1`,
+		`weir_master_region_ops_total{op="unassign",outcome="ok"} 1`} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("master metrics lack %s", want)
+		}
 	}
 }
 
