@@ -99,6 +99,23 @@ wait_ready() {
 	exit 1
 }
 
+# wait_idle: HBase's major_compact returns at once and compacts in the
+# background; wait until the server uses under 10% of a core over 5 s
+# (at least 10 s, at most 180 s) so that workload A does not run against a
+# compaction.
+wait_idle() {
+	local prev now
+	sleep 5
+	prev=$(cpu_ticks "$server_pid")
+	for _ in $(seq 1 35); do
+		sleep 5
+		now=$(cpu_ticks "$server_pid")
+		if [ $((now - prev)) -lt $((clk / 2)) ]; then return 0; fi
+		prev=$now
+	done
+	log "the server is still busy 180 s after major_compact; running the workloads anyway"
+}
+
 # phase NAME MASTER DIR -- weir bench args...: runs one `weir bench`
 # phase with --json and writes DIR/NAME.json with the server's CPU seconds
 # added as server_cpu_sec.
@@ -126,7 +143,7 @@ workloads() {
 	phase load "$master" "$dir" -- load -P "$repo/workloads/workloada" -p recordcount="$records" -threads "$threads"
 	log "flush and major compaction"
 	"$weir" shell --master "$master" -e "flush 'usertable'; major_compact 'usertable'" >/dev/null
-	sleep 10 # a major compaction runs in the background on both servers
+	wait_idle
 	for w in a c e f; do
 		phase "workload$w" "$master" "$dir" -- run -P "$repo/workloads/workload$w" -p recordcount="$records" \
 			-p operationcount=0 -p maxexecutiontime="$duration" -threads "$threads"

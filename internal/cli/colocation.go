@@ -40,7 +40,7 @@ func runColocationStudy(args []string, stdout, stderr io.Writer) int {
 	threads := fs.Int("threads", 16, "client threads")
 	regions := fs.Int("regions", 12, "regions the table is pre-split into")
 	out := fs.String("out", "colocation-study", "output directory")
-	data := fs.String("data", "", "scratch data directory, removed at the end (default: a new temporary directory)")
+	data := fs.String("data", "", "where the clusters' data goes: a new subdirectory of it, removed at the end (default: the system temporary directory)")
 	portBase := fs.Int("port-base", 0, "fixed ports from here (etcd +0/+1, master +2/+3, region server i +10+i, HTTP +40+i); 0: free ports")
 	fs.Usage = func() { fmt.Fprint(stderr, colocationUsage+"\nflags:\n"); fs.PrintDefaults() }
 	if err := fs.Parse(args); err != nil {
