@@ -31,7 +31,8 @@ type QuotaUsage struct {
 	Rate float64
 	// Queued is the requests held now waiting for tokens; Admitted and
 	// Rejected count requests since each server's limiter was made; Wait
-	// is the total time requests waited.
+	// is the total time the subject's requests slept for tokens (one at a
+	// time per tenant queue: about the time the subject was held back).
 	Queued             int64
 	Admitted, Rejected uint64
 	Wait               time.Duration
