@@ -71,7 +71,10 @@ func TestQuotaUsage(t *testing.T) {
 		failed int64
 	)
 	loaded := make(chan struct{})
-	go func() { defer close(loaded); rate, failed = loadRate(ctx, tg, 1500*time.Millisecond, 1000*time.Millisecond) }()
+	go func() {
+		defer close(loaded)
+		rate, failed = loadRate(ctx, tg, 1500*time.Millisecond, 1000*time.Millisecond)
+	}()
 	time.Sleep(2 * time.Second) // sample while the load runs
 	during := rs.QuotaUsage()
 	<-loaded
