@@ -2,10 +2,10 @@ package client
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/weirdb/weir/internal/hbasepb"
-	"github.com/weirdb/weir/internal/quota"
 )
 
 // QuotaUsage is one row of the cluster-wide live quota usage
@@ -61,8 +61,26 @@ func (a *Admin) ListQuotaUsage(ctx context.Context) ([]QuotaUsage, error) {
 		if r.GetClusterScope() {
 			u.Scope = ScopeCluster
 		}
-		u.Owner = quota.Subject{User: u.User, Namespace: u.Namespace, Table: u.Table, RegionServer: u.RegionServer}.String()
+		u.Owner = quotaOwner(u.User, u.Namespace, u.Table, u.RegionServer)
 		out = append(out, u)
 	}
 	return out, nil
+}
+
+// quotaOwner names a subject as list_quotas' OWNER column does (the client
+// may not depend on internal/quota, whose Subject.String prints the same).
+func quotaOwner(user, namespace, table, regionServer string) string {
+	var parts []string
+	if user != "" {
+		parts = append(parts, "USER => '"+user+"'")
+	}
+	if table != "" {
+		parts = append(parts, "TABLE => '"+namespace+":"+table+"'")
+	} else if namespace != "" {
+		parts = append(parts, "NAMESPACE => '"+namespace+"'")
+	}
+	if regionServer != "" {
+		parts = append(parts, "REGIONSERVER => '"+regionServer+"'")
+	}
+	return strings.Join(parts, ", ")
 }
