@@ -181,6 +181,10 @@ func (rs *RegionServer) followAssignments(ctx context.Context, wch, tch clientv3
 						name, _ := rec.Name()
 						if _, err := rs.regions.get(name); err == nil {
 							rs.closeRegion(name)
+						}
+						// A dropped table is disabled first, so its regions
+						// are closed here: clear by store, not by open.
+						if rec.Store == rs.storeID {
 							rs.clearIfDropped(ctx, rec)
 						}
 					}

@@ -278,3 +278,7 @@ func (rs *RegionServer) Close() {
 	}
 	rs.log.Info("regionserver: stopped", "addr", rs.addr)
 }
+
+// Store is the server's Pebble store, for tests and tools that inspect
+// what it holds; callers must not write to it.
+func (rs *RegionServer) Store() *storage.Engine { return rs.engine }
