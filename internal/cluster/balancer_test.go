@@ -3,7 +3,9 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"io"
 	"maps"
+	"net/http"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -266,6 +268,17 @@ func TestBalancerOnServerJoin(t *testing.T) {
 	}
 	if n != 2 {
 		t.Fatalf("the joined server holds %d of the 6 regions, want 2; last run %+v", n, c.Master.BalancerStatus())
+	}
+	resp, err := http.Get("http://" + c.Master.InfoAddr() + "/metrics")
+	must(t, err)
+	body, err := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	must(t, err)
+	for _, want := range []string{"weir_master_balancer_enabled 1", "weir_master_balancer_moves_total 2",
+		"weir_master_balancer_last_moves 2", "weir_master_balancer_cost 0\n"} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("master /metrics lacks %q", want)
+		}
 	}
 }
 
