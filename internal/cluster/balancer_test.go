@@ -253,6 +253,10 @@ func TestBalancerOnServerJoin(t *testing.T) {
 	c.StopRegionServer(2)
 	conn := connect(t, c)
 	createLifecycleTable(t, conn, "join", "b", "c", "d", "e", "f")
+	// A disabled table's regions are not served: the balancer leaves them.
+	createLifecycleTable(t, conn, "off", "b", "c", "d", "e", "f")
+	must(t, conn.Admin().DisableTable(ctx, "off"))
+	offBefore := storesOf(t, c, "off")
 	must(t, c.StartRegionServer(ctx, 2))
 	store := c.RegionServers[2].Info().StoreID
 	// The status is recorded when the run ends, after its moves.
@@ -268,6 +272,9 @@ func TestBalancerOnServerJoin(t *testing.T) {
 	}
 	if n != 2 {
 		t.Fatalf("the joined server holds %d of the 6 regions, want 2; last run %+v", n, c.Master.BalancerStatus())
+	}
+	if !maps.Equal(storesOf(t, c, "off"), offBefore) {
+		t.Fatal("the balancer moved regions of a disabled table")
 	}
 	resp, err := http.Get("http://" + c.Master.InfoAddr() + "/metrics")
 	must(t, err)
