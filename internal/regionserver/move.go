@@ -97,24 +97,37 @@ func regionBounds(rec *meta.Region) (lo, hi []byte) {
 // httpExport streams one phase of a region's export (source side).
 func (rs *RegionServer) httpExport(w http.ResponseWriter, r *http.Request) {
 	enc := r.URL.Query().Get("region")
-	phase := r.URL.Query().Get("phase")
-	var (
-		info storage.ExportInfo
-		err  error
-	)
-	switch phase {
+	switch phase := r.URL.Query().Get("phase"); phase {
 	case "bulk":
-		info, err = rs.exportBulk(r.Context(), enc)
+		info, err := rs.exportBulk(r.Context(), enc)
+		rs.sendBulk(w, r, enc, info, err)
 	case "final":
 		t0 := time.Now()
-		info, err = rs.exportFinal(r.Context(), enc)
+		repr, keys, err := rs.exportFinal(r.Context(), enc)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusConflict)
+			return
+		}
 		w.Header().Set("X-Weir-Export-Ms", strconv.FormatFloat(ms(time.Since(t0)), 'f', 3, 64))
+		w.Header().Set("X-Weir-Keys", strconv.FormatInt(keys, 10))
+		w.Header().Set("X-Weir-Clock", strconv.FormatInt(rs.clockFloor.Load(), 10))
+		if repr == nil {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		w.Header().Set("Content-Length", strconv.Itoa(len(repr)))
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(repr)
 	default:
 		http.Error(w, fmt.Sprintf("regionserver: unknown export phase %q", phase), http.StatusBadRequest)
-		return
 	}
+}
+
+// sendBulk answers the bulk export: the SST streamed, or, to a target on
+// this host, its path to hard-link.
+func (rs *RegionServer) sendBulk(w http.ResponseWriter, r *http.Request, enc string, info storage.ExportInfo, err error) {
+	w.Header().Set("X-Weir-Keys", strconv.FormatInt(info.Keys, 10))
 	if errors.Is(err, storage.ErrEmptyExport) {
-		w.Header().Set("X-Weir-Clock", strconv.FormatInt(rs.clockFloor.Load(), 10))
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
@@ -122,8 +135,6 @@ func (rs *RegionServer) httpExport(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusConflict)
 		return
 	}
-	w.Header().Set("X-Weir-Keys", strconv.FormatInt(info.Keys, 10))
-	w.Header().Set("X-Weir-Clock", strconv.FormatInt(rs.clockFloor.Load(), 10))
 	if host := r.URL.Query().Get("host"); host != "" && host == rs.cfg.HostID {
 		// Same host: the target links the file instead of copying it,
 		// and removes it.
@@ -131,13 +142,25 @@ func (rs *RegionServer) httpExport(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusOK)
 		return
 	}
-	defer func() { _ = rs.engine.FS().Remove(info.Path) }()
 	f, err := rs.engine.FS().Open(info.Path)
 	if err != nil {
+		_ = rs.engine.FS().Remove(info.Path)
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
-	defer f.Close()
+	// Freeing a region-sized file takes a while on a busy disk, and the
+	// target's next request on this connection (the final phase, while
+	// the region is fenced) waits for this handler: do it in the
+	// background.
+	release := func(context.Context) {
+		_ = f.Close()
+		_ = rs.engine.FS().Remove(info.Path)
+	}
+	defer func() {
+		if !rs.group.Go(release) {
+			release(context.Background())
+		}
+	}()
 	w.Header().Set("Content-Length", strconv.FormatUint(info.Size, 10))
 	w.WriteHeader(http.StatusOK)
 	if _, err := io.Copy(w, f); err != nil {
@@ -178,12 +201,12 @@ func (rs *RegionServer) exportBulk(ctx context.Context, enc string) (storage.Exp
 
 // exportFinal fences the region and exports the rows written since the
 // bulk export.
-func (rs *RegionServer) exportFinal(ctx context.Context, enc string) (storage.ExportInfo, error) {
+func (rs *RegionServer) exportFinal(ctx context.Context, enc string) ([]byte, int64, error) {
 	rs.moves.mu.Lock()
 	o := rs.moves.out[enc]
 	if o == nil {
 		rs.moves.mu.Unlock()
-		return storage.ExportInfo{}, fmt.Errorf("regionserver: region %s has no bulk export in progress", enc)
+		return nil, 0, fmt.Errorf("regionserver: region %s has no bulk export in progress", enc)
 	}
 	o.fenced = true
 	name, _ := o.rec.Name()
@@ -198,11 +221,7 @@ func (rs *RegionServer) exportFinal(ctx context.Context, enc string) (storage.Ex
 			rs.finishMoveOut(context.WithoutCancel(gctx), enc)
 		}
 	})
-	path, err := rs.tmpPath("final")
-	if err != nil {
-		return storage.ExportInfo{}, err
-	}
-	return rs.engine.ExportChanges(ctx, o.tracker, path)
+	return rs.engine.ChangesRepr(ctx, o.tracker)
 }
 
 // endMove forgets a move out; reopen unfences the region, reopening it if
@@ -307,7 +326,7 @@ func (rs *RegionServer) moveIn(ctx context.Context, in meta.MoveIn) (meta.MoveIn
 		return res, fmt.Errorf("regionserver: region %s is already open here", enc)
 	}
 	lo, hi := regionBounds(&in.Region)
-	bulk, err := rs.fetchExport(ctx, in.Source, enc, "bulk")
+	bulk, err := rs.fetchBulk(ctx, in.Source, enc)
 	if err != nil {
 		return res, err
 	}
@@ -321,14 +340,14 @@ func (rs *RegionServer) moveIn(ctx context.Context, in meta.MoveIn) (meta.MoveIn
 		}
 	}
 	start := time.Now()
-	final, err := rs.fetchExport(ctx, in.Source, enc, "final")
+	final, err := rs.fetchFinal(ctx, in.Source, enc)
 	if err != nil {
 		return res, err
 	}
 	res.FinalKeys, res.FinalExportMs = final.keys, final.exportMs
 	res.FinalFetchMs = ms(time.Since(start))
-	if final.path != "" {
-		if err := rs.engine.Ingest(ctx, []string{final.path}); err != nil {
+	if final.repr != nil {
+		if err := rs.engine.ApplyRepr(final.repr, lo, hi); err != nil {
 			return res, err
 		}
 	}
@@ -372,55 +391,88 @@ func fileSize(rs *RegionServer, path string) int64 {
 
 // fetched is one export phase received.
 type fetched struct {
-	path     string // "" when the source had nothing to export
+	path     string // bulk: the SST; "" when the source had nothing
+	repr     []byte // final: the changes as a batch; nil when none
 	keys     int64
-	exportMs float64 // the source's time to fence (final) and export
+	exportMs float64 // final: the source's time to fence and export
 }
 
-// fetchExport downloads one export phase into a temp file.
-func (rs *RegionServer) fetchExport(ctx context.Context, source, enc, phase string) (fetched, error) {
+// maxFinalBytes bounds the final phase's batch (what was written to the
+// region during its bulk copy).
+const maxFinalBytes = 1 << 30
+
+// getExport asks the source for one export phase. The caller closes the
+// body of a non-nil response (nil: the source had nothing).
+func (rs *RegionServer) getExport(ctx context.Context, source, enc, phase string) (*http.Response, fetched, error) {
 	u := "http://" + source + meta.MovePathExport + "?region=" + url.QueryEscape(enc) + "&phase=" + phase +
 		"&host=" + url.QueryEscape(rs.cfg.HostID)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return fetched{}, err
+		return nil, fetched{}, err
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return fetched{}, fmt.Errorf("regionserver: fetching the %s export of %s: %w", phase, enc, err)
+		return nil, fetched{}, fmt.Errorf("regionserver: fetching the %s export of %s: %w", phase, enc, err)
 	}
-	defer resp.Body.Close()
 	if ts, err := strconv.ParseInt(resp.Header.Get("X-Weir-Clock"), 10, 64); err == nil {
 		rs.raiseClockFloor(ts)
 	}
-	switch resp.StatusCode {
-	case http.StatusNoContent:
-		return fetched{}, nil
-	case http.StatusOK:
-	default:
-		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-		return fetched{}, fmt.Errorf("regionserver: source refused the %s export of %s: %s", phase, enc, bytes.TrimSpace(msg))
-	}
-	out := fetched{}
+	var out fetched
 	out.keys, _ = strconv.ParseInt(resp.Header.Get("X-Weir-Keys"), 10, 64)
 	out.exportMs, _ = strconv.ParseFloat(resp.Header.Get("X-Weir-Export-Ms"), 64)
-	path, err := rs.tmpPath(phase + "-in")
+	switch resp.StatusCode {
+	case http.StatusOK:
+		return resp, out, nil
+	case http.StatusNoContent:
+		resp.Body.Close()
+		return nil, out, nil
+	}
+	defer resp.Body.Close()
+	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	return nil, out, fmt.Errorf("regionserver: source refused the %s export of %s: %s", phase, enc, bytes.TrimSpace(msg))
+}
+
+// fetchFinal receives the final phase: the rows written during the bulk
+// copy, as a batch.
+func (rs *RegionServer) fetchFinal(ctx context.Context, source, enc string) (fetched, error) {
+	resp, out, err := rs.getExport(ctx, source, enc, "final")
+	if err != nil || resp == nil {
+		return out, err
+	}
+	defer resp.Body.Close()
+	if out.repr, err = io.ReadAll(io.LimitReader(resp.Body, maxFinalBytes+1)); err != nil {
+		return out, fmt.Errorf("regionserver: receiving the final export of %s: %w", enc, err)
+	}
+	if len(out.repr) > maxFinalBytes {
+		return out, fmt.Errorf("regionserver: the final export of %s exceeds %d bytes", enc, maxFinalBytes)
+	}
+	return out, nil
+}
+
+// fetchBulk receives the bulk phase into a temp file: by a hard link when
+// the source is on this host, else over HTTP.
+func (rs *RegionServer) fetchBulk(ctx context.Context, source, enc string) (fetched, error) {
+	resp, out, err := rs.getExport(ctx, source, enc, "bulk")
+	if err != nil || resp == nil {
+		return out, err
+	}
+	defer resp.Body.Close()
+	path, err := rs.tmpPath("bulk-in")
 	if err != nil {
-		return fetched{}, err
+		return out, err
 	}
 	if src := resp.Header.Get("X-Weir-Path"); src != "" {
-		// The source is on this host: take its file by a hard link.
 		err := rs.engine.FS().Link(src, path)
 		_ = rs.engine.FS().Remove(src)
 		if err != nil {
-			return fetched{}, fmt.Errorf("regionserver: linking the %s export of %s: %w", phase, enc, err)
+			return out, fmt.Errorf("regionserver: linking the bulk export of %s: %w", enc, err)
 		}
 		out.path = path
 		return out, nil
 	}
 	f, err := rs.engine.FS().Create(path, vfs.WriteCategoryUnspecified)
 	if err != nil {
-		return fetched{}, err
+		return out, err
 	}
 	f = storage.NewSyncingFile(f)
 	n, err := io.Copy(f, resp.Body)
@@ -435,7 +487,7 @@ func (rs *RegionServer) fetchExport(ctx context.Context, source, enc, phase stri
 	}
 	if err != nil {
 		_ = rs.engine.FS().Remove(path)
-		return fetched{}, fmt.Errorf("regionserver: receiving the %s export of %s: %w", phase, enc, err)
+		return out, fmt.Errorf("regionserver: receiving the bulk export of %s: %w", enc, err)
 	}
 	out.path = path
 	return out, nil

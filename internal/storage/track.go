@@ -3,6 +3,7 @@ package storage
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
@@ -118,15 +119,17 @@ func (t *Tracker) note(rangeDel bool, key, end []byte) {
 	t.mu.Unlock()
 }
 
-// ExportChanges writes, into a new SST at path, what an engine holding the
-// tracked span as of the tracker's start needs to hold it as of now: for
-// every recorded row a range deletion of the row followed by the row's
-// current keys (all of the span when a range deletion touched it).
-// Ingesting the file replaces exactly those rows: an ingested file's range
-// deletions cover only older keys, never its own. Callers stop writes to
-// the span first (the region is closed), so the result is final.
-// ErrEmptyExport means nothing was written in the span.
-func (e *Engine) ExportChanges(ctx context.Context, t *Tracker, path string) (ExportInfo, error) {
+// ChangesRepr returns what an engine holding the tracked span as of the
+// tracker's start needs to hold it as of now, as a write batch's portable
+// representation: for every recorded row a range deletion of the row
+// followed by the row's current keys (all of the span when a range
+// deletion touched it). ApplyRepr commits it on the other engine through
+// its WAL, which is cheaper to make durable than an ingested file (one WAL
+// sync rather than a file sync and a journal commit), and so keeps a
+// move's fenced window short. Callers stop writes to the span first (the
+// region is closed), so the result is final. It returns nil when nothing
+// was written in the span, and the number of keys copied.
+func (e *Engine) ChangesRepr(ctx context.Context, t *Tracker) ([]byte, int64, error) {
 	t.mu.Lock()
 	all := t.mu.all
 	rows := make([][]byte, 0, len(t.mu.rows))
@@ -135,7 +138,7 @@ func (e *Engine) ExportChanges(ctx context.Context, t *Tracker, path string) (Ex
 	}
 	t.mu.Unlock()
 	if !all && len(rows) == 0 {
-		return ExportInfo{Path: path}, ErrEmptyExport
+		return nil, 0, nil
 	}
 	slices.SortFunc(rows, bytes.Compare)
 	type span struct{ lo, hi []byte }
@@ -147,21 +150,112 @@ func (e *Engine) ExportChanges(ctx context.Context, t *Tracker, path string) (Ex
 			spans = append(spans, span{r, RowUpperBound(nil, r)})
 		}
 	}
-	return e.writeSST(ctx, path, func(w *sstable.Writer, it *Iterator, n *int64) error {
-		for _, s := range spans {
-			if s.hi == nil {
-				return errors.New("an unbounded span cannot be replaced by range deletion")
-			}
-			if err := w.DeleteRange(s.lo, s.hi); err != nil {
-				return err
-			}
-			it.it.SetBounds(s.lo, s.hi)
-			if err := copyKeys(ctx, w, it, n); err != nil {
-				return err
-			}
+	if err := e.enter(); err != nil {
+		return nil, 0, err
+	}
+	defer e.exit()
+	pit, err := e.db.NewIter(nil)
+	if err != nil {
+		return nil, 0, fmt.Errorf("storage: changes: %w", err)
+	}
+	defer pit.Close()
+	b := e.db.NewBatch()
+	defer b.Close()
+	var n int64
+	for _, s := range spans {
+		if s.hi == nil {
+			return nil, 0, errors.New("storage: changes: an unbounded span cannot be replaced by range deletion")
 		}
-		return nil
-	})
+		if err := b.DeleteRange(s.lo, s.hi, nil); err != nil {
+			return nil, 0, err
+		}
+		pit.SetBounds(s.lo, s.hi)
+		for ok := pit.First(); ok; ok = pit.Next() {
+			if n%4096 == 0 {
+				if err := ctx.Err(); err != nil {
+					return nil, 0, err
+				}
+			}
+			v, err := pit.ValueAndErr()
+			if err != nil {
+				return nil, 0, err
+			}
+			if err := b.Set(pit.Key(), v, nil); err != nil {
+				return nil, 0, err
+			}
+			n++
+		}
+		if err := pit.Error(); err != nil {
+			return nil, 0, err
+		}
+	}
+	return bytes.Clone(b.Repr()), n, nil
+}
+
+// ApplyRepr commits a batch representation from ChangesRepr (usually of
+// another engine) with SyncWAL. The representation comes over the network:
+// it is parsed here first, and refused unless it holds only key sets and
+// range deletions within [lower, upper).
+func (e *Engine) ApplyRepr(repr []byte, lower, upper []byte) error {
+	if err := checkRepr(repr, lower, upper); err != nil {
+		return fmt.Errorf("storage: apply: %w", err)
+	}
+	b := e.db.NewBatch()
+	defer b.Close()
+	if err := b.SetRepr(repr); err != nil {
+		return fmt.Errorf("storage: apply: %w", err)
+	}
+	wb := &Batch{e: e, b: b}
+	return wb.Commit(SyncWAL)
+}
+
+// checkRepr parses a Pebble batch representation (a 12-byte header: 8
+// bytes of sequence number and a 4-byte little-endian count; then per
+// record a kind byte and varint-length-prefixed key and value) without
+// trusting it, since Pebble's own reader assumes a well-formed batch.
+func checkRepr(repr []byte, lower, upper []byte) error {
+	const headerLen = 12
+	if len(repr) < headerLen {
+		return errors.New("batch shorter than its header")
+	}
+	count := binary.LittleEndian.Uint32(repr[8:headerLen])
+	in := func(k []byte) bool { return bytes.Compare(k, lower) >= 0 && bytes.Compare(k, upper) <= 0 }
+	str := func(b []byte) ([]byte, []byte, bool) {
+		n, w := binary.Uvarint(b)
+		if w <= 0 || n > uint64(len(b)-w) {
+			return nil, nil, false
+		}
+		return b[w : w+int(n)], b[w+int(n):], true
+	}
+	rest := repr[headerLen:]
+	for seen := uint32(0); len(rest) > 0; seen++ {
+		if seen == count {
+			return errors.New("batch holds more records than its count")
+		}
+		kind := pebble.InternalKeyKind(rest[0])
+		key, r, ok := str(rest[1:])
+		if !ok {
+			return errors.New("malformed key")
+		}
+		value, r, ok := str(r)
+		if !ok {
+			return errors.New("malformed value")
+		}
+		rest = r
+		switch {
+		case kind == pebble.InternalKeyKindSet && in(key) && !bytes.Equal(key, upper):
+		case kind == pebble.InternalKeyKindRangeDelete && in(key) && in(value):
+		default:
+			return fmt.Errorf("%v of %x is not a set or range deletion inside [%x, %x)", kind, key, lower, upper)
+		}
+		if len(rest) == 0 && seen+1 != count {
+			return fmt.Errorf("batch holds %d records, its count says %d", seen+1, count)
+		}
+	}
+	if len(repr) == headerLen && count != 0 {
+		return fmt.Errorf("empty batch counts %d records", count)
+	}
+	return nil
 }
 
 // writeSST opens an iterator over the whole store and a new SST at path,
