@@ -5,6 +5,9 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -316,6 +319,17 @@ func TestAssignUnassign(t *testing.T) {
 	if string(res.Value([]byte("f"), []byte("q"))) != "v" {
 		t.Fatal("the reassigned region lost its data")
 	}
+	resp, err := http.Get("http://" + c.Master.InfoAddr() + "/metrics")
+	must(t, err)
+	body, err := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	must(t, err)
+	for _, want := range []string{`weir_master_region_ops_total{op="assign",outcome="ok"} 1`,
+		`weir_master_region_ops_total{op="unassign",outcome="ok"} 1`} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("master metrics lack %s", want)
+		}
+	}
 }
 
 // TestAutoSplitBySize: a table with a small MAX_FILESIZE splits by
@@ -348,4 +362,54 @@ func TestAutoSplitBySize(t *testing.T) {
 			t.Fatalf("row%05d lost after the automatic split", i)
 		}
 	}
+}
+
+// TestMoveAbortUnfences drives a move's source side by hand and gives up
+// after the fence (as the master does when the target fails): the region
+// must serve again, with its data, and nothing may be released.
+func TestMoveAbortUnfences(t *testing.T) {
+	c := startCluster(t, Config{RegionServers: 1})
+	conn := connect(t, c)
+	createLifecycleTable(t, conn, "abort")
+	tbl := conn.Table("abort")
+	must(t, tbl.Put(testCtx(t), client.NewPut([]byte("r")).AddColumn([]byte("f"), []byte("q"), []byte("v"))))
+	enc := string(encodedName(regionRecords(t, c, "abort")[0]))
+	base := "http://" + c.RegionServers[0].InfoAddr()
+	call := func(method, path string, want int) {
+		t.Helper()
+		req, err := http.NewRequestWithContext(testCtx(t), method, base+path, nil)
+		must(t, err)
+		resp, err := http.DefaultClient.Do(req)
+		must(t, err)
+		_, _ = io.Copy(io.Discard, resp.Body)
+		_ = resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Fatalf("%s %s: status %d, want %d", method, path, resp.StatusCode, want)
+		}
+	}
+	call(http.MethodGet, "/weir/move/export?phase=final&region="+enc, http.StatusConflict) // no bulk phase yet
+	call(http.MethodGet, "/weir/move/export?phase=bulk&region="+enc, http.StatusOK)
+	call(http.MethodGet, "/weir/move/export?phase=bulk&region="+enc, http.StatusConflict) // already moving
+	must(t, tbl.Put(testCtx(t), client.NewPut([]byte("r1")).AddColumn([]byte("f"), []byte("q"), []byte("v1"))))
+	call(http.MethodGet, "/weir/move/export?phase=final&region="+enc, http.StatusOK) // r1's row
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	_, err := tbl.Get(ctx, client.NewGet([]byte("r")))
+	cancel()
+	if err == nil {
+		t.Fatal("a fenced region served a get")
+	}
+	// The catalog still assigns the region here: release refuses and
+	// unfences rather than deleting the data.
+	call(http.MethodPost, "/weir/move/release?region="+enc, http.StatusConflict)
+	call(http.MethodPost, "/weir/move/abort?region="+enc, http.StatusNotFound) // already ended
+	res, err := tbl.Get(testCtx(t), client.NewGet([]byte("r")))
+	must(t, err)
+	if string(res.Value([]byte("f"), []byte("q"))) != "v" {
+		t.Fatal("the unfenced region lost its data")
+	}
+	// And a plain abort after a fence.
+	call(http.MethodGet, "/weir/move/export?phase=bulk&region="+enc, http.StatusOK)
+	call(http.MethodGet, "/weir/move/export?phase=final&region="+enc, http.StatusNoContent) // nothing written since
+	call(http.MethodPost, "/weir/move/abort?region="+enc, http.StatusOK)
+	must(t, tbl.Put(testCtx(t), client.NewPut([]byte("r2")).AddColumn([]byte("f"), []byte("q"), []byte("v2"))))
 }

@@ -35,7 +35,8 @@ type Master struct {
 	// quotaView is hbase:quota, a view of the quota settings.
 	quotaView *quotaView
 	metrics   *masterMetrics
-	http      *rpcmetrics.HTTP // /metrics on the info port; nil when off
+	lifecycle *lifecycleMetrics // region moves, splits, merges
+	http      *rpcmetrics.HTTP  // /metrics on the info port; nil when off
 	infoAddr  string
 	// metaClient serves ClientService for hbase:meta.
 	metaClient *clientsvc.Service
@@ -92,6 +93,7 @@ func Start(ctx context.Context, cfg Config) (*Master, error) {
 		return nil, err
 	}
 	m.metrics = newMasterMetrics(m)
+	m.lifecycle = newLifecycleMetrics(m.metrics.reg)
 	m.rpc, err = hbaserpc.NewServer(hbaserpc.ServerConfig{
 		Addr:           net.JoinHostPort(cfg.Bind, strconv.Itoa(cfg.Port)),
 		MaxRequestSize: cfg.MaxRequestSize,

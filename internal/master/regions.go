@@ -60,7 +60,11 @@ func (m *Master) MoveRegion(ctx context.Context, encodedName []byte, targetStore
 func (m *Master) MoveRegionStats(ctx context.Context, encodedName []byte, targetStore string) (MoveStats, error) {
 	m.regionOps.Lock()
 	defer m.regionOps.Unlock()
-	return m.moveLocked(ctx, encodedName, targetStore)
+	st, err := m.moveLocked(ctx, encodedName, targetStore)
+	if err == nil && st.Unavailable > 0 {
+		m.lifecycle.unavailable.Observe(st.Unavailable.Seconds())
+	}
+	return st, m.lifecycle.done("move", err)
 }
 
 // StoreOf returns the store id of the live region server at addr

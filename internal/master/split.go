@@ -21,6 +21,10 @@ import (
 func (m *Master) SplitRegion(ctx context.Context, name, splitRow []byte) error {
 	m.regionOps.Lock()
 	defer m.regionOps.Unlock()
+	return m.lifecycle.done("split", m.splitLocked(ctx, name, splitRow))
+}
+
+func (m *Master) splitLocked(ctx context.Context, name, splitRow []byte) error {
 	vr, srv, err := m.onlineRegion(ctx, name)
 	if err != nil {
 		return err
@@ -93,11 +97,15 @@ func (m *Master) MergeRegions(ctx context.Context, names ...[]byte) error {
 	}
 	m.regionOps.Lock()
 	defer m.regionOps.Unlock()
-	a, _, err := m.onlineRegion(ctx, names[0])
+	return m.lifecycle.done("merge", m.mergeLocked(ctx, names[0], names[1]))
+}
+
+func (m *Master) mergeLocked(ctx context.Context, first, second []byte) error {
+	a, _, err := m.onlineRegion(ctx, first)
 	if err != nil {
 		return err
 	}
-	b, _, err := m.onlineRegion(ctx, names[1])
+	b, _, err := m.onlineRegion(ctx, second)
 	if err != nil {
 		return err
 	}
@@ -146,6 +154,14 @@ func (m *Master) MergeRegions(ctx context.Context, names ...[]byte) error {
 func (m *Master) SetRegionOnline(ctx context.Context, name []byte, online bool) error {
 	m.regionOps.Lock()
 	defer m.regionOps.Unlock()
+	op := "unassign"
+	if online {
+		op = "assign"
+	}
+	return m.lifecycle.done(op, m.setOnlineLocked(ctx, name, online))
+}
+
+func (m *Master) setOnlineLocked(ctx context.Context, name []byte, online bool) error {
 	vr, err := m.catalog.LookupRegion(ctx, name)
 	if err != nil {
 		return err
