@@ -253,6 +253,8 @@ func TestBalancerOnServerJoin(t *testing.T) {
 	c := startCluster(t, Config{RegionServers: 3, HostIDs: []string{"h1", "h2", "h3"}, LoadReportInterval: 100 * time.Millisecond,
 		BalancerPeriod: time.Hour, BalancerSettle: 200 * time.Millisecond})
 	ctx := testCtx(t)
+	// Joins within BalancerSettle of the master's start are its baseline.
+	time.Sleep(400 * time.Millisecond)
 	c.StopRegionServer(2)
 	conn := connect(t, c)
 	createLifecycleTable(t, conn, "join", "b", "c", "d", "e", "f")

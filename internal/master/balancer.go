@@ -311,6 +311,10 @@ func (m *Master) balancerLoop(ctx context.Context) {
 	settle.Stop()
 	defer settle.Stop()
 	known, _ := m.liveStoreIDs(ctx)
+	// Servers that register in the first BalancerSettle after this master
+	// became active are starting with the cluster (or were there before a
+	// failover): they set the baseline instead of triggering a run.
+	baseline := time.Now().Add(m.cfg.BalancerSettle)
 	for {
 		sw := m.cfg.Etcd.Watch(clientv3.WithRequireLeader(ctx), m.catalog.ServersPrefix(), clientv3.WithPrefix())
 		for watching := true; watching; {
@@ -327,8 +331,11 @@ func (m *Master) balancerLoop(ctx context.Context) {
 					break
 				}
 				now, err := m.liveStoreIDs(ctx)
-				if err == nil && !slices.Equal(now, known) {
-					known = now
+				if err != nil || slices.Equal(now, known) {
+					break
+				}
+				known = now
+				if time.Now().After(baseline) {
 					settle.Reset(m.cfg.BalancerSettle)
 				}
 			}
