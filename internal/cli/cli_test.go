@@ -33,6 +33,9 @@ func TestMain_Commands(t *testing.T) {
 		{args: []string{"shell", "--master", "nohost", "-e", "list"}, wantCode: 2, wantErr: "bad master address"},
 		{args: []string{"shell", "-e", "list", "file"}, wantCode: 2, wantErr: "not both"},
 		{args: []string{"shell", "/nonexistent/script"}, wantCode: 1, wantErr: "no such file"},
+		{args: []string{"standalone", "--regionservers", "3", "--host-ids", "a,b"}, wantCode: 2,
+			wantErr: `--host-ids "a,b": want 3 non-empty names, one per region server`},
+		{args: []string{"standalone", "--regionservers", "2", "--host-ids", "a,"}, wantCode: 2, wantErr: "want 2 non-empty names"},
 	} {
 		var out, errb bytes.Buffer
 		code := Main(tc.args, &out, &errb)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -32,6 +33,7 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 	logLevel := fs.String("log-level", "warn", "log level: debug, info, warn, error")
 	quotaMode := fs.String("quota-mode", "queue", "weir.quota.throttle.mode: queue (hold over-limit requests until due) or reject (HBase's behaviour)")
 	quotaEnabled := fs.Bool("quota-enabled", true, "hbase.quota.enabled: enforce RPC quotas")
+	hostIDs := fs.String("host-ids", "", "comma-separated host identity of each region server (models several hosts on this machine for the balancer; default: all this host)")
 	balancerPeriod := fs.Duration("balancer-period", 5*time.Minute, "hbase.balancer.period: how often the balancer runs")
 	maxFileSize := fs.Int64("max-filesize", regionserver.DefaultMaxFileSize, "hbase.hregion.max.filesize: split a region whose data passes this many bytes (a table's MAX_FILESIZE overrides it)")
 	conf := registerConf(fs)
@@ -49,6 +51,14 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "weir standalone: unexpected argument %q\n", fs.Arg(0))
 		return 2
+	}
+	var hosts []string
+	if *hostIDs != "" {
+		hosts = strings.Split(*hostIDs, ",")
+		if len(hosts) != *rsCount || slices.Contains(hosts, "") {
+			fmt.Fprintf(stderr, "weir standalone: --host-ids %q: want %d non-empty names, one per region server\n", *hostIDs, *rsCount)
+			return 2
+		}
 	}
 	mode, err := quota.ParseMode(*quotaMode)
 	if err != nil {
@@ -87,6 +97,7 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 		HandlerCount:         sc.handlerCount,
 		HighHandlers:         sc.highHandlers,
 		SpaceReportPeriod:    *spacePeriod,
+		HostIDs:              hosts,
 		Logger:               logger,
 	})
 	if err != nil {

@@ -3,9 +3,11 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"io"
 	"maps"
 	"math"
 	"math/rand/v2"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -44,7 +46,9 @@ func startColocated(t *testing.T) (*Cluster, *client.Conn) {
 	cl := newClient(t, c.MasterAddr())
 	must(t, cl.createTable(ctx, "bal", families("cf"), splits...))
 	must(t, cl.waitAssigned(ctx, "bal", balRegions))
-	conn, err := client.Connect(ctx, c.MasterAddr())
+	// A balance call returns when its moves are done: under -race on a
+	// busy 2-core machine ten moves under load take tens of seconds.
+	conn, err := client.Connect(ctx, c.MasterAddr(), client.WithOperationTimeout(2*time.Minute))
 	must(t, err)
 	t.Cleanup(func() { _ = conn.Close() })
 	return c, conn
@@ -150,7 +154,8 @@ func storesOf(t *testing.T, c *Cluster, table string) map[string]string {
 // read load (±10%); every acknowledged write still reads back.
 func TestBalancerColocated(t *testing.T) {
 	c, conn := startColocated(t)
-	ctx := testCtx(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
 	cat := meta.New(c.EtcdClient, "")
 	var count map[string]float64
 	waitFor(t, 10*time.Second, "every region reported open", func() bool {
@@ -248,9 +253,15 @@ func TestBalancerOnServerJoin(t *testing.T) {
 	c := startCluster(t, Config{RegionServers: 3, HostIDs: []string{"h1", "h2", "h3"}, LoadReportInterval: 100 * time.Millisecond,
 		BalancerPeriod: time.Hour, BalancerSettle: 200 * time.Millisecond})
 	ctx := testCtx(t)
+	// Joins within BalancerSettle of the master's start are its baseline.
+	time.Sleep(400 * time.Millisecond)
 	c.StopRegionServer(2)
 	conn := connect(t, c)
 	createLifecycleTable(t, conn, "join", "b", "c", "d", "e", "f")
+	// A disabled table's regions are not served: the balancer leaves them.
+	createLifecycleTable(t, conn, "off", "b", "c", "d", "e", "f")
+	must(t, conn.Admin().DisableTable(ctx, "off"))
+	offBefore := storesOf(t, c, "off")
 	must(t, c.StartRegionServer(ctx, 2))
 	store := c.RegionServers[2].Info().StoreID
 	// The status is recorded when the run ends, after its moves.
@@ -266,6 +277,20 @@ func TestBalancerOnServerJoin(t *testing.T) {
 	}
 	if n != 2 {
 		t.Fatalf("the joined server holds %d of the 6 regions, want 2; last run %+v", n, c.Master.BalancerStatus())
+	}
+	if !maps.Equal(storesOf(t, c, "off"), offBefore) {
+		t.Fatal("the balancer moved regions of a disabled table")
+	}
+	resp, err := http.Get("http://" + c.Master.InfoAddr() + "/metrics")
+	must(t, err)
+	body, err := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	must(t, err)
+	for _, want := range []string{"weir_master_balancer_enabled 1", "weir_master_balancer_moves_total 2",
+		"weir_master_balancer_last_moves 2", "weir_master_balancer_cost 0\n"} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("master /metrics lacks %q", want)
+		}
 	}
 }
 

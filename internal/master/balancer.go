@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/weirdb/weir/internal/balancer"
@@ -64,6 +65,8 @@ type BalancerStatus struct {
 // and the last run.
 type balancerState struct {
 	enabled atomic.Bool
+	// movesDone counts the moves the balancer executed, for metrics.
+	movesDone atomic.Int64
 	// run serialises balancer runs (HBase's synchronized(balancer)).
 	run sync.Mutex
 	mu  struct {
@@ -82,6 +85,42 @@ func (m *Master) BalancerStatus() BalancerStatus {
 	st.Hosts = slices.Clone(st.Hosts)
 	st.Enabled = m.bal.enabled.Load()
 	return st
+}
+
+// balancerCollectors are the balancer's metrics, read from its state at
+// scrape time.
+func (m *Master) balancerCollectors() []prometheus.Collector {
+	last := func(f func(st BalancerStatus) float64) func() float64 {
+		return func() float64 { return f(m.BalancerStatus()) }
+	}
+	return []prometheus.Collector{prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "weir_master_balancer_enabled",
+		Help: "1 if the balancer is switched on (balance_switch)."},
+		last(func(st BalancerStatus) float64 { return boolFloat(st.Enabled) })),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "weir_master_balancer_moves_total",
+			Help: "Region moves the balancer executed since this master started."},
+			func() float64 { return float64(m.bal.movesDone.Load()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "weir_master_balancer_last_run_timestamp_seconds",
+			Help: "When the last balancer run started (Unix seconds; 0: none yet)."},
+			last(func(st BalancerStatus) float64 {
+				if st.LastRun.IsZero() {
+					return 0
+				}
+				return float64(st.LastRun.UnixNano()) / 1e9
+			})),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "weir_master_balancer_last_moves",
+			Help: "Moves planned by the last balancer run."},
+			last(func(st BalancerStatus) float64 { return float64(len(st.Moves)) })),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "weir_master_balancer_cost",
+			Help: "The cluster's balance cost in [0, 1] after the last run's plan (0 is even)."},
+			last(func(st BalancerStatus) float64 { return st.FinalCost })),
+	}
+}
+
+func boolFloat(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // setBalancerEnabled flips the switch in etcd (so a backup master that
@@ -184,6 +223,7 @@ func (m *Master) balance(ctx context.Context, req balanceRequest) (BalancerStatu
 		}
 		mv.Executed = true
 		st.MovesExecuted++
+		m.bal.movesDone.Add(1)
 	}
 	return st, nil
 }
@@ -271,6 +311,10 @@ func (m *Master) balancerLoop(ctx context.Context) {
 	settle.Stop()
 	defer settle.Stop()
 	known, _ := m.liveStoreIDs(ctx)
+	// Servers that register in the first BalancerSettle after this master
+	// became active are starting with the cluster (or were there before a
+	// failover): they set the baseline instead of triggering a run.
+	baseline := time.Now().Add(m.cfg.BalancerSettle)
 	for {
 		sw := m.cfg.Etcd.Watch(clientv3.WithRequireLeader(ctx), m.catalog.ServersPrefix(), clientv3.WithPrefix())
 		for watching := true; watching; {
@@ -287,8 +331,11 @@ func (m *Master) balancerLoop(ctx context.Context) {
 					break
 				}
 				now, err := m.liveStoreIDs(ctx)
-				if err == nil && !slices.Equal(now, known) {
-					known = now
+				if err != nil || slices.Equal(now, known) {
+					break
+				}
+				known = now
+				if time.Now().After(baseline) {
 					settle.Reset(m.cfg.BalancerSettle)
 				}
 			}

@@ -50,6 +50,7 @@ func newMasterMetrics(m *Master) *masterMetrics {
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{Namespace: "weir"}),
 	)
+	mm.reg.MustRegister(m.balancerCollectors()...)
 	return mm
 }
 

@@ -52,6 +52,9 @@ type loadReporter struct {
 	rs      *RegionServer
 	lease   clientv3.LeaseID
 	samples map[string]*loadSample // by encoded region name
+	// written is the last report written to etcd, at writtenAt.
+	written   meta.LoadReport
+	writtenAt time.Time
 }
 
 // reportLoad writes a load report every LoadReportInterval until ctx ends,
@@ -90,6 +93,9 @@ func (lr *loadReporter) report(ctx context.Context, now time.Time) error {
 			lr.lease = 0 // expired (etcd unreachable too long): take a new one
 		}
 	}
+	if lr.lease != 0 && !lr.news(rep, now) {
+		return nil
+	}
 	if lr.lease == 0 {
 		ttl := max(3*rs.cfg.LoadReportInterval, rs.cfg.LeaseTTL)
 		g, err := rs.cfg.Etcd.Grant(ctx, int64(max(ttl/time.Second, 1)))
@@ -98,7 +104,43 @@ func (lr *loadReporter) report(ctx context.Context, now time.Time) error {
 		}
 		lr.lease = g.ID
 	}
-	return rs.catalog.PutLoad(ctx, rep, lr.lease)
+	if err := rs.catalog.PutLoad(ctx, rep, lr.lease); err != nil {
+		return err
+	}
+	lr.written, lr.writtenAt = rep, now
+	return nil
+}
+
+// Thresholds below which a report repeats the last one written: every
+// write is an etcd revision kept for the compaction retention (1 h), so a
+// steady server writes only every reportRefresh intervals.
+const (
+	reportRefresh  = 10
+	rateChange     = 0.1     // relative
+	rateChangeAbs  = 1.0     // per second
+	bytesChangeAbs = 1 << 20 // bytes, with rateChange relative
+)
+
+// news reports whether rep differs enough from the last report written
+// (regions opened or closed, a rate or size changed by more than 10%) or
+// that one is reportRefresh intervals old.
+func (lr *loadReporter) news(rep meta.LoadReport, now time.Time) bool {
+	old := lr.written
+	if now.Sub(lr.writtenAt) >= reportRefresh*lr.rs.cfg.LoadReportInterval || len(old.Regions) != len(rep.Regions) {
+		return true
+	}
+	moved := func(a, b, abs float64) bool {
+		d := a - b
+		return max(d, -d) > max(rateChange*max(a, b), abs)
+	}
+	for i, r := range rep.Regions {
+		o := old.Regions[i]
+		if o.Name != r.Name || moved(o.ReadsPerSec, r.ReadsPerSec, rateChangeAbs) ||
+			moved(o.WritesPerSec, r.WritesPerSec, rateChangeAbs) || moved(float64(o.Bytes), float64(r.Bytes), bytesChangeAbs) {
+			return true
+		}
+	}
+	return false
 }
 
 // measure takes the counts and sizes of the open regions and turns the
