@@ -153,7 +153,7 @@ func runMaster(args []string, stdout, stderr io.Writer) int {
 	sf.register(fs)
 	etcd := fs.String("etcd", "127.0.0.1:2379", "etcd endpoints, comma separated")
 	port := fs.Int("port", 16000, "RPC port (client bootstrap)")
-	infoPort := fs.Int("info-port", 16010, "HTTP port (/metrics)")
+	infoPort := fs.Int("info-port", 16010, "HTTP port (web UI, /metrics)")
 	advertise := fs.String("advertise", "", "host name clients use to reach this master (default: --bind)")
 	if !parseFlags(fs, args, stderr) {
 		return 2
@@ -184,7 +184,7 @@ func runRegionServer(args []string, stdout, stderr io.Writer) int {
 	etcd := fs.String("etcd", "127.0.0.1:2379", "etcd endpoints, comma separated")
 	data := fs.String("data", "weir-rs", "data directory; instance i uses <data>/rs-<i>")
 	port := fs.Int("port", 16020, "first instance's RPC port; instance i uses port+i")
-	infoPort := fs.Int("info-port", 16030, "first instance's HTTP port (/metrics); instance i uses port+i")
+	infoPort := fs.Int("info-port", 16030, "first instance's HTTP port (web UI, /metrics); instance i uses port+i")
 	instances := fs.Int("instances", 1, "region server instances to run on this host")
 	hostID := fs.String("host-id", "", "host identity shared by the instances (default: the host name)")
 	advertise := fs.String("advertise", "", "host name clients use to reach these servers (default: --bind)")
