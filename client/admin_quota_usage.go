@@ -2,10 +2,10 @@ package client
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/weirdb/weir/internal/hbasepb"
-	"github.com/weirdb/weir/internal/quota"
 )
 
 // QuotaUsage is one row of the cluster-wide live quota usage
@@ -31,7 +31,8 @@ type QuotaUsage struct {
 	Rate float64
 	// Queued is the requests held now waiting for tokens; Admitted and
 	// Rejected count requests since each server's limiter was made; Wait
-	// is the total time requests waited.
+	// is the total time the subject's requests slept for tokens (one at a
+	// time per tenant queue: about the time the subject was held back).
 	Queued             int64
 	Admitted, Rejected uint64
 	Wait               time.Duration
@@ -60,8 +61,26 @@ func (a *Admin) ListQuotaUsage(ctx context.Context) ([]QuotaUsage, error) {
 		if r.GetClusterScope() {
 			u.Scope = ScopeCluster
 		}
-		u.Owner = quota.Subject{User: u.User, Namespace: u.Namespace, Table: u.Table, RegionServer: u.RegionServer}.String()
+		u.Owner = quotaOwner(u.User, u.Namespace, u.Table, u.RegionServer)
 		out = append(out, u)
 	}
 	return out, nil
+}
+
+// quotaOwner names a subject as list_quotas' OWNER column does (the client
+// may not depend on internal/quota, whose Subject.String prints the same).
+func quotaOwner(user, namespace, table, regionServer string) string {
+	var parts []string
+	if user != "" {
+		parts = append(parts, "USER => '"+user+"'")
+	}
+	if table != "" {
+		parts = append(parts, "TABLE => '"+namespace+":"+table+"'")
+	} else if namespace != "" {
+		parts = append(parts, "NAMESPACE => '"+namespace+"'")
+	}
+	if regionServer != "" {
+		parts = append(parts, "REGIONSERVER => '"+regionServer+"'")
+	}
+	return strings.Join(parts, ", ")
 }

@@ -2,11 +2,13 @@ package cluster
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/weirdb/weir/internal/hbasepb"
 	"github.com/weirdb/weir/internal/quota"
+	"github.com/weirdb/weir/internal/regionserver"
 )
 
 // scopedThrottle is throttleReq with a scope.
@@ -52,10 +54,31 @@ func getters(t *testing.T, ctx context.Context, cl *testClient, user, table, row
 	return out
 }
 
-// TestQuotaClusterScopeSkew: a CLUSTER-scope limit of 300 req/s on 3
+// saturated returns a warm-up for loadRateWhen that lasts until user's
+// limiter on rs holds requests and has spent its bucket (a token bucket
+// saves up to a second of its limit while callers start, which would count
+// as excess in a short window), at most 10 s, and until cond holds on the
+// row as well.
+func saturated(t *testing.T, rs *regionserver.RegionServer, user string, cond func(quota.Usage) bool) func() {
+	return func() {
+		deadline := time.Now().Add(10 * time.Second)
+		for time.Now().Before(deadline) {
+			if row, ok := usageRow(rs.QuotaUsage(), user); ok && row.Queued > 0 && row.Available < 0.05*row.Limit && cond(row) {
+				time.Sleep(300 * time.Millisecond) // a little longer: the sample is up to 200 ms old
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		t.Errorf("user %s never saturated its limiter on %s: is the machine overloaded?", user, rs.Addr())
+	}
+}
+
+func anyRow(quota.Usage) bool { return true }
+
+// TestQuotaClusterScopeSkew: a CLUSTER-scope limit of 150 req/s on 3
 // region servers, with all of the user's traffic on one server, is met
 // within ±5% because the master hands that server the share it asks for
-// (HBase's static split would give it 100 req/s). With the master gone
+// (HBase's static split would give it 50 req/s). With the master gone
 // the servers fall back to the static split within about a second.
 func TestQuotaClusterScopeSkew(t *testing.T) {
 	c := startCluster(t, Config{RegionServers: 3})
@@ -66,16 +89,13 @@ func TestQuotaClusterScopeSkew(t *testing.T) {
 	if len(rows) != 3 {
 		t.Fatalf("regions on %d servers, want 3", len(rows))
 	}
-	const limit = 300
+	const limit = 150
 	must(t, cl.setQuota(ctx, scopedThrottle("c", quota.RequestNumber, limit, hbasepb.QuotaScope_CLUSTER)))
 	hot := c.RegionServers[0].Addr()
 	g := getters(t, ctx, cl, "c", "qs", rows[hot], 8)
 
-	// Drain the hot server's initial bucket (it may not drain within the
-	// warm-up while the callers start slowly, as under -race) and let the
-	// shares settle; then measure.
-	loadRate(ctx, g, 0, 1500*time.Millisecond)
-	rate, failed := loadRate(ctx, g, 500*time.Millisecond, 3*time.Second)
+	hotRS := c.RegionServers[0]
+	rate, failed := loadRateWhen(ctx, g, saturated(t, hotRS, "c", func(u quota.Usage) bool { return u.Factor > 0.9 }), 2*time.Second)
 	t.Logf("skewed CLUSTER limit %d req/s on 3 servers: %.1f req/s (error %+.1f%%), %d failed", limit, rate,
 		(rate-limit)/limit*100, failed)
 	if rate < 0.95*limit || rate > 1.05*limit || failed != 0 {
@@ -86,11 +106,46 @@ func TestQuotaClusterScopeSkew(t *testing.T) {
 		t.Errorf("hot server's share of the limit: %+v, want > 0.9", row)
 	}
 
+	// Zipf-like skew: a light, steady 15 req/s of the user on a second
+	// server keeps what it uses, the hot one gets the rest, the total
+	// stays at the limit.
+	warm := c.RegionServers[1].Addr()
+	light := getters(t, ctx, cl, "c", "qs", rows[warm], 1)[0]
+	var lightDone atomic.Int64
+	stopLight := make(chan struct{})
+	lightStopped := make(chan struct{})
+	go func() {
+		defer close(lightStopped)
+		tick := time.NewTicker(time.Second / 15)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stopLight:
+				return
+			case <-tick.C:
+				if light.get(ctx) == nil {
+					lightDone.Add(1)
+				}
+			}
+		}
+	}()
+	time.Sleep(time.Second) // the light server's demand reaches the master
+	before, t0 := lightDone.Load(), time.Now()
+	hotRate, _ := loadRateWhen(ctx, g, saturated(t, hotRS, "c", anyRow), 2*time.Second)
+	lightRate := float64(lightDone.Load()-before) / time.Since(t0).Seconds()
+	close(stopLight)
+	<-lightStopped
+	total := hotRate + lightRate
+	t.Logf("skew 90/10: hot %.1f + light %.1f = %.1f req/s (error %+.1f%%)", hotRate, lightRate, total, (total-limit)/limit*100)
+	if total < 0.95*limit || total > 1.05*limit || lightRate < 12 {
+		t.Errorf("skew 90/10: %.1f + %.1f req/s, want %d±5%% in all and the light server's 15", hotRate, lightRate, limit)
+	}
+
 	// The master goes away: after ~1 s the servers use the static split,
 	// 1/3 of the limit each, which is what HBase gives the hot server.
 	c.Master.Close()
 	c.Master = nil
-	rate, failed = loadRate(ctx, g, 1500*time.Millisecond, 2*time.Second)
+	rate, failed = loadRateWhen(ctx, g, saturated(t, hotRS, "c", func(u quota.Usage) bool { return u.Factor == 1.0/3 }), 2*time.Second)
 	static := float64(limit) / 3
 	t.Logf("master gone, static split: %.1f req/s (static share %.0f), %d failed", rate, static, failed)
 	if rate < 0.9*static || rate > 1.1*static {
@@ -119,7 +174,7 @@ func TestQuotaPerHostBudget(t *testing.T) {
 	a, b, h2 := c.RegionServers[0].Addr(), c.RegionServers[1].Addr(), c.RegionServers[2].Addr()
 
 	ga := getters(t, ctx, cl, "m", "qh", rows[a], 4)
-	rate, _ := loadRate(ctx, ga, 2*time.Second, 2*time.Second)
+	rate, _ := loadRateWhen(ctx, ga, saturated(t, c.RegionServers[0], "m", func(u quota.Usage) bool { return u.Factor > 0.9 }), 2*time.Second)
 	t.Logf("one busy instance of h1: %.1f req/s (limit %d per host)", rate, limit)
 	if rate < 0.95*limit || rate > 1.05*limit {
 		t.Errorf("one busy instance of h1: %.1f req/s, want %d±5%%", rate, limit)

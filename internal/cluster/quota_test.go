@@ -184,6 +184,11 @@ func (g *userGetter) get(ctx context.Context) error {
 // and returns the completed Gets per second within the measured window and
 // the number of failed calls.
 func loadRate(ctx context.Context, getters []*userGetter, warm, measure time.Duration) (float64, int64) {
+	return loadRateWhen(ctx, getters, func() { time.Sleep(warm) }, measure)
+}
+
+// loadRateWhen is loadRate with a warm-up that lasts until warm returns.
+func loadRateWhen(ctx context.Context, getters []*userGetter, warm func(), measure time.Duration) (float64, int64) {
 	var done, failed atomic.Int64
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
@@ -205,7 +210,7 @@ func loadRate(ctx context.Context, getters []*userGetter, warm, measure time.Dur
 			}
 		}()
 	}
-	time.Sleep(warm)
+	warm()
 	start, t0 := done.Load(), time.Now()
 	time.Sleep(measure)
 	end, el := done.Load(), time.Since(t0)

@@ -66,10 +66,18 @@ func TestQuotaUsage(t *testing.T) {
 		tg = append(tg, newUserGetter(t, ctx, cl, "t", "qu", "r"))
 	}
 	rs := c.RegionServers[0]
-	var during []quota.Usage
-	rate, failed := loadRate(ctx, tg, 1500*time.Millisecond, 500*time.Millisecond)
-	// loadRate has stopped: sample what the reporter saw at its end.
-	during = rs.QuotaUsage()
+	var (
+		rate   float64
+		failed int64
+	)
+	loaded := make(chan struct{})
+	go func() {
+		defer close(loaded)
+		rate, failed = loadRate(ctx, tg, 1500*time.Millisecond, 1000*time.Millisecond)
+	}()
+	time.Sleep(2 * time.Second) // sample while the load runs
+	during := rs.QuotaUsage()
+	<-loaded
 	row, ok := usageRow(during, "t")
 	if !ok {
 		t.Fatalf("no usage row for user t in %+v", during)

@@ -40,8 +40,11 @@ type Usage struct {
 	Consumed float64
 	Rate     float64
 	// Admitted and Rejected count requests since the limiter was made;
-	// Queued is how many are held now waiting for its tokens; Wait is the
-	// total time requests waited on it.
+	// Queued is how many are held now waiting for its tokens (a tenant's
+	// requests queued behind one that waits on it included); Wait is the
+	// total time requests slept for its tokens (a tenant's queue sleeps
+	// one request at a time, so this is about the time the tenant was
+	// held back, not the sum of every request's latency).
 	Admitted, Rejected uint64
 	Queued             int64
 	Wait               time.Duration

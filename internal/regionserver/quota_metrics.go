@@ -12,8 +12,10 @@ import (
 
 // quotaMetricsMaxSubjects bounds the weir_quota_* series: at most this many
 // subjects get series of their own (the busiest: queued, then rate, then
-// rejections); the rest are summed under subject="other". Series exist only
-// for limits in force at the scrape, so a removed quota's series vanish.
+// rejections); the rest are summed under subject="other" (whose counters
+// may step back when a subject moves in or out of the top, which Prometheus
+// reads as a reset). Series exist only for limits in force at the scrape,
+// so a removed quota's series vanish.
 const quotaMetricsMaxSubjects = 200
 
 // quotaCollector exports the reporter's latest usage sample as the
