@@ -45,6 +45,20 @@ func spreadTable(t *testing.T, ctx context.Context, cl *testClient, table string
 	return rows
 }
 
+// threeServers starts a 3-server cluster with table spread over all three
+// (see spreadTable).
+func threeServers(t *testing.T, cfg Config, table string) (*Cluster, context.Context, *testClient, map[string]string) {
+	c := startCluster(t, cfg)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	cl := newClient(t, c.MasterAddr())
+	rows := spreadTable(t, ctx, cl, table, "b", "c", "d", "e", "f")
+	if len(rows) != 3 {
+		t.Fatalf("regions on %d servers, want 3", len(rows))
+	}
+	return c, ctx, cl, rows
+}
+
 // getters opens n Get callers of user on row (which must be on server).
 func getters(t *testing.T, ctx context.Context, cl *testClient, user, table, row string, n int) []*userGetter {
 	var out []*userGetter
@@ -81,14 +95,7 @@ func anyRow(quota.Usage) bool { return true }
 // (HBase's static split would give it 50 req/s). With the master gone
 // the servers fall back to the static split within about a second.
 func TestQuotaClusterScopeSkew(t *testing.T) {
-	c := startCluster(t, Config{RegionServers: 3})
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cl := newClient(t, c.MasterAddr())
-	rows := spreadTable(t, ctx, cl, "qs", "b", "c", "d", "e", "f")
-	if len(rows) != 3 {
-		t.Fatalf("regions on %d servers, want 3", len(rows))
-	}
+	c, ctx, cl, rows := threeServers(t, Config{RegionServers: 3}, "qs")
 	const limit = 150
 	must(t, cl.setQuota(ctx, scopedThrottle("c", quota.RequestNumber, limit, hbasepb.QuotaScope_CLUSTER)))
 	hot := c.RegionServers[0].Addr()
@@ -161,14 +168,7 @@ func TestQuotaClusterScopeSkew(t *testing.T) {
 // busy instance gets nearly all of it, two busy ones together get 100, not
 // 200; h2's instance has its own 100.
 func TestQuotaPerHostBudget(t *testing.T) {
-	c := startCluster(t, Config{RegionServers: 3, HostIDs: []string{"h1", "h1", "h2"}})
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cl := newClient(t, c.MasterAddr())
-	rows := spreadTable(t, ctx, cl, "qh", "b", "c", "d", "e", "f")
-	if len(rows) != 3 {
-		t.Fatalf("regions on %d servers, want 3", len(rows))
-	}
+	c, ctx, cl, rows := threeServers(t, Config{RegionServers: 3, HostIDs: []string{"h1", "h1", "h2"}}, "qh")
 	const limit = 100
 	must(t, cl.setQuota(ctx, throttleReq("m", quota.RequestNumber, limit)))
 	a, b, h2 := c.RegionServers[0].Addr(), c.RegionServers[1].Addr(), c.RegionServers[2].Addr()

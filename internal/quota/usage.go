@@ -48,10 +48,23 @@ type Usage struct {
 	Admitted, Rejected uint64
 	Queued             int64
 	Wait               time.Duration
+
+	lim *subjectLimiter // the row's limiter (ID)
 }
 
 // Key identifies the row's limiter and type across snapshots.
 func (u *Usage) Key() UsageKey { return UsageKey{u.Subject, u.Default, u.Type} }
+
+// UsageID identifies the row's limiter and type like Key, but cheaply (a
+// pointer, no strings to hash): samplers keep per-row state under it. A
+// limiter made anew (a mode switch) gets a new ID.
+type UsageID struct {
+	lim *subjectLimiter
+	t   ThrottleType
+}
+
+// ID returns the row's UsageID.
+func (u *Usage) ID() UsageID { return UsageID{u.lim, u.Type} }
 
 // UsageKey identifies one usage row.
 type UsageKey struct {
@@ -84,19 +97,23 @@ func (l *subjectLimiter) appendUsage(out []Usage, now int64) []Usage {
 			Rejected:  l.use.rejected.Load(),
 			Queued:    l.use.queued.Load(),
 			Wait:      time.Duration(l.use.waitNs.Load()),
+			lim:       l,
 		})
 	}
 	return out
 }
 
 // Usage returns a row per limited type of every subject limiter, including
-// the default user quotas in use, sorted by subject and type. It takes each
-// limiter's lock briefly; it is meant for a reporter's tick, not the
-// request path.
+// the default user quotas in use, in no particular order (SortUsage sorts
+// them). It takes each limiter's lock briefly; it is meant for a
+// reporter's tick, not the request path.
 func (c *Checker) Usage(now time.Time) []Usage {
 	st := c.state.Load()
 	clock := c.clock(now)
-	var out []Usage
+	c.defaults.RLock()
+	nDefaults := len(c.defaults.m)
+	c.defaults.RUnlock()
+	out := make([]Usage, 0, len(st.all)+nDefaults) // most limiters limit one type
 	for _, l := range st.all {
 		out = l.appendUsage(out, clock)
 	}
@@ -109,21 +126,32 @@ func (c *Checker) Usage(now time.Time) []Usage {
 	for _, l := range defaults {
 		out = l.appendUsage(out, clock)
 	}
-	slices.SortFunc(out, func(a, b Usage) int { return compareUsageKeys(a.Key(), b.Key()) })
 	return out
 }
 
-func compareUsageKeys(a, b UsageKey) int {
-	return cmp.Or(cmp.Compare(a.Subject.User, b.Subject.User), cmp.Compare(a.Subject.Namespace, b.Subject.Namespace),
-		cmp.Compare(a.Subject.Table, b.Subject.Table), cmp.Compare(a.Subject.RegionServer, b.Subject.RegionServer),
-		cmp.Compare(b2i(a.Default), b2i(b.Default)), cmp.Compare(a.Type, b.Type))
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
+// SortUsage sorts rows by subject, default flag and type.
+func SortUsage(rows []Usage) {
+	slices.SortFunc(rows, func(a, b Usage) int {
+		if c := cmp.Compare(a.Subject.User, b.Subject.User); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.Subject.Namespace, b.Subject.Namespace); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.Subject.Table, b.Subject.Table); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.Subject.RegionServer, b.Subject.RegionServer); c != 0 {
+			return c
+		}
+		if a.Default != b.Default {
+			if a.Default {
+				return 1
+			}
+			return -1
+		}
+		return cmp.Compare(a.Type, b.Type)
+	})
 }
 
 // blamed returns the limiter a throttling error came from, or nil.
@@ -197,7 +225,7 @@ func (a *Admitter) setBlocker(t *laneTicket, l *subjectLimiter) {
 // Tau and does not jump with each sample. Not safe for concurrent use.
 type UsageRates struct {
 	Tau  time.Duration
-	prev map[UsageKey]rateState
+	prev map[UsageID]rateState
 }
 
 type rateState struct {
@@ -214,9 +242,9 @@ func (r *UsageRates) Observe(rows []Usage, now time.Time) {
 	if tau <= 0 {
 		tau = time.Second
 	}
-	next := make(map[UsageKey]rateState, len(rows))
+	next := make(map[UsageID]rateState, len(rows))
 	for i := range rows {
-		k := rows[i].Key()
+		k := rows[i].ID()
 		s := rateState{consumed: rows[i].Consumed, at: now}
 		if p, ok := r.prev[k]; ok {
 			s.rate = p.rate

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -237,5 +238,31 @@ func TestAllocate(t *testing.T) {
 		if math.Abs(sum-300) > 1e-9 {
 			t.Errorf("%s: allocations sum to %v, want 300", tc.name, sum)
 		}
+	}
+}
+
+// BenchmarkUsageSample: one reporter sample (Usage, then UsageRates) with
+// 10,000 users configured, each with a user and a user+table quota.
+func BenchmarkUsageSample(b *testing.B) {
+	const users = 10000
+	st := Settings{m: make(map[Subject]Quota, 2*users)}
+	q := Quota{Throttles: map[ThrottleType]TimedQuota{RequestNumber: {Limit: Limit{1000, UnitRequests, time.Second}}}}
+	for i := 0; i < users; i++ {
+		u := "user" + strconv.Itoa(i)
+		st.m[UserSubject(u)] = q
+		st.m[Subject{User: u, Namespace: "ns", Table: "t"}] = q
+	}
+	c, err := NewChecker(Config{}, st, epoch)
+	if err != nil {
+		b.Fatal(err)
+	}
+	a := NewAdmitter(c, nil, nil)
+	var r UsageRates
+	now := epoch
+	b.ReportAllocs()
+	for b.Loop() {
+		now = now.Add(200 * time.Millisecond)
+		rows := a.Usage(now)
+		r.Observe(rows, now)
 	}
 }

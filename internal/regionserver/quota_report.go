@@ -118,7 +118,7 @@ func (g *quotaGate) peers() (quota.Split, int, int) {
 type quotaReporter struct {
 	rs    *RegionServer
 	rates quota.UsageRates
-	prev  map[quota.UsageKey]prevCounts
+	prev  map[quota.UsageID]prevCounts
 	rows  atomic.Pointer[[]quota.Usage]
 
 	masterAddr string
@@ -137,7 +137,7 @@ type prevCounts struct {
 }
 
 func newQuotaReporter(rs *RegionServer) *quotaReporter {
-	return &quotaReporter{rs: rs, prev: map[quota.UsageKey]prevCounts{}}
+	return &quotaReporter{rs: rs, prev: map[quota.UsageID]prevCounts{}}
 }
 
 // QuotaUsage returns the latest sample of this server's quota usage: one
@@ -187,10 +187,10 @@ func (q *quotaReporter) request(rows []quota.Usage) *hbasepb.ReportQuotaUsageReq
 	q.sinceFull = (q.sinceFull + 1) % quotaFullReportEvery
 	req := &hbasepb.ReportQuotaUsageRequest{Server: proto.String(q.rs.addr), HostId: proto.String(q.rs.cfg.HostID),
 		LiveServers: proto.Uint32(uint32(servers)), HostInstances: proto.Uint32(uint32(onHost)), Full: proto.Bool(full)}
-	next := make(map[quota.UsageKey]prevCounts, len(rows))
+	next := make(map[quota.UsageID]prevCounts, len(rows))
 	for i := range rows {
 		u := &rows[i]
-		k := u.Key()
+		k := u.ID()
 		pc, seen := q.prev[k]
 		shared := !u.Default && sp.Shared(u.Quota.Scope)
 		send := full || shared || !seen || changed(&pc.sent, u)
