@@ -345,6 +345,7 @@ func (c *conn) dispatch(frame []byte) bool {
 		call.Deadline = received.Add(time.Duration(t) * time.Millisecond)
 	}
 	c.calls.Add(1)
+	c.s.serving.Add(1) // from here, so Stats never misses a call not yet scheduled
 	c.start(call)
 	return true
 }
@@ -389,7 +390,6 @@ var emptyMsg = &emptypb.Empty{}
 // serveCall runs the handler and queues its response.
 func (c *conn) serveCall(call *Call) {
 	defer c.calls.Done()
-	c.s.serving.Add(1)
 	resp, err := c.invoke(call)
 	c.s.serving.Add(-1)
 	fb := getFrameBuf()

@@ -7,12 +7,13 @@ type Stats struct {
 	Conns int
 	// Accepted counts the connections accepted since the server started.
 	Accepted uint64
-	// Serving is the number of calls inside their handler now (quota waits
-	// included: a call held by the quota gate is inside the handler).
+	// Serving is the number of calls handed to their handler that have not
+	// returned (quota waits included: a call held by the quota gate is
+	// inside the handler).
 	Serving int64
-	// Outstanding is the number of calls read but not yet answered on the
-	// wire: being served, or their responses waiting for the writer.
-	Outstanding int
+	// Outstanding is Serving plus WriteQueue: calls read and not yet
+	// answered on the wire (a response being written is not counted).
+	Outstanding int64
 	// WriteQueue is the number of responses waiting for their connection's
 	// writer.
 	WriteQueue int
@@ -27,9 +28,8 @@ func (s *Server) Stats() Stats {
 	defer s.mu.Unlock()
 	st.Conns = len(s.mu.conns)
 	for c := range s.mu.conns {
-		// The reader holds one slot while it waits for the next frame.
-		st.Outstanding += max(len(c.slots)-1, 0)
 		st.WriteQueue += len(c.out)
 	}
+	st.Outstanding = st.Serving + int64(st.WriteQueue)
 	return st
 }

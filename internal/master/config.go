@@ -24,8 +24,9 @@ type Config struct {
 	// Port is the RPC port (client bootstrap); 0 picks a free one (tests).
 	// Default 16000.
 	Port int
-	// InfoPort serves HTTP /metrics (HBase's master web UI port, 16010 in
-	// the commands); 0 picks a free port, a negative value turns it off.
+	// InfoPort serves HTTP /metrics and the web UI (HBase's master web UI
+	// port, 16010 in the commands); 0 picks a free port, a negative value
+	// turns it off.
 	InfoPort int
 	// Advertise is the host name clients use to reach the master. Default:
 	// Bind.

@@ -23,8 +23,9 @@ type Config struct {
 	Bind string
 	// Port is the RPC port; 0 picks a free one (tests). Default 16020.
 	Port int
-	// InfoPort serves HTTP /metrics; 0 picks a free port, a negative value
-	// turns it off. Default 0 (standalone uses 16030+i, as HBase).
+	// InfoPort serves HTTP /metrics and the web UI; 0 picks a free port, a
+	// negative value turns it off. Default 0 (standalone uses 16030+i, as
+	// HBase).
 	InfoPort int
 	// Advertise is the host name other processes use to reach this server.
 	// Default: Bind.

@@ -56,19 +56,34 @@ func weirBinary(t *testing.T) string {
 	return out
 }
 
-func freePorts(t *testing.T, n int) []int {
+// freePorts returns n ports each free together with the next width-1
+// ports (region server i listens on port+i). The listeners are held until
+// all are chosen, so the runs cannot overlap each other.
+func freePorts(t *testing.T, n, width int) []int {
 	var ports []int
-	var ls []net.Listener
-	for range n {
+	var held []net.Listener
+	defer func() {
+		for _, l := range held {
+			_ = l.Close()
+		}
+	}()
+	for len(ports) < n {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			t.Fatal(err)
 		}
-		ls = append(ls, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	for _, l := range ls {
-		_ = l.Close()
+		held = append(held, l)
+		base := l.Addr().(*net.TCPAddr).Port
+		ok := true
+		for i := 1; i < width && ok; i++ {
+			next, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", base+i))
+			if ok = err == nil; ok {
+				held = append(held, next)
+			}
+		}
+		if ok {
+			ports = append(ports, base)
+		}
 	}
 	return ports
 }
@@ -140,14 +155,26 @@ func section(dom, name string) string {
 	return dom[i : i+j]
 }
 
+// statusSeq is the sequence number of the master's latest status.
+func statusSeq(t *testing.T, ui string) int {
+	t.Helper()
+	resp, err := http.Get(ui + "/api/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var st struct{ Seq int }
+	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
+		t.Fatal(err)
+	}
+	return st.Seq
+}
+
 func TestMasterPageInChromium(t *testing.T) {
 	b := &browser{t: t, path: chromium(t), prof: t.TempDir()}
 	bin := weirBinary(t)
-	ports := freePorts(t, 5)
+	ports := freePorts(t, 5, 2)
 	masterPort, rsPort, etcdPort, infoPort, rsInfoPort := ports[0], ports[1], ports[2], ports[3], ports[4]
-	if rsInfoPort+1 == masterPort || rsPort+1 == infoPort {
-		t.Skip("free ports collided with server +1 ports; rerun")
-	}
 	var log bytes.Buffer
 	weir := exec.Command(bin, "standalone", "--data", t.TempDir(), "--regionservers", "2",
 		"--port", strconv.Itoa(masterPort), "--regionserver-port", strconv.Itoa(rsPort),
@@ -157,15 +184,15 @@ func TestMasterPageInChromium(t *testing.T) {
 	if err := weir.Start(); err != nil {
 		t.Fatal(err)
 	}
+	exited := make(chan error, 1)
+	go func() { exited <- weir.Wait() }()
 	t.Cleanup(func() {
 		_ = weir.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { _ = weir.Wait(); close(done) }()
 		select {
-		case <-done:
+		case <-exited:
 		case <-time.After(15 * time.Second):
 			_ = weir.Process.Kill()
-			<-done
+			<-exited
 		}
 		if t.Failed() {
 			t.Logf("weir standalone output:\n%s", log.String())
@@ -185,7 +212,12 @@ func TestMasterPageInChromium(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("weir standalone did not come up: %v", err)
 		}
-		time.Sleep(200 * time.Millisecond)
+		select {
+		case err := <-exited:
+			exited <- err // for the cleanup
+			t.Fatalf("weir standalone exited: %v", err)
+		case <-time.After(200 * time.Millisecond):
+		}
 	}
 	defer admin.Close()
 	if err := admin.Admin().CreateTable(ctx, client.TableDescriptor{Name: table, Families: []client.FamilyDescriptor{{Name: "f"}}},
@@ -241,7 +273,10 @@ func TestMasterPageInChromium(t *testing.T) {
 		time.Sleep(250 * time.Millisecond)
 	}
 
+	dir := artifacts(t)
 	dom1 := b.run(ui+"/", "--dump-dom")
+	// The dumped DOMs stay with the screenshots, to read after a failure.
+	_ = os.WriteFile(filepath.Join(dir, "master-dom-1.html"), []byte(dom1), 0o644)
 	servers := section(dom1, "servers")
 	if n := strings.Count(servers, "<tr>"); n != 2 {
 		t.Errorf("region server rows: %d, want 2:\n%s", n, servers)
@@ -274,10 +309,16 @@ func TestMasterPageInChromium(t *testing.T) {
 		t.Fatal("the history chart has no total line")
 	}
 
-	// The server samples every second: a later load of the page must show
-	// a newer sample and a different chart.
-	time.Sleep(2 * time.Second)
+	// The server samples every second: once it has published a newer
+	// sample, a later load of the page must show it and a different chart.
+	for deadline := time.Now().Add(10 * time.Second); statusSeq(t, ui) <= seq1+1; {
+		if time.Now().After(deadline) {
+			t.Fatalf("the master's status stayed at seq %d for 10 s", seq1)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 	dom2 := b.run(ui+"/", "--dump-dom")
+	_ = os.WriteFile(filepath.Join(dir, "master-dom-2.html"), []byte(dom2), 0o644)
 	if seq2 := attr(t, seqAttr, dom2, "body data-seq"); seq2 <= seq1 {
 		t.Errorf("status seq went from %d to %d: the page is not live", seq1, seq2)
 	}
@@ -285,7 +326,6 @@ func TestMasterPageInChromium(t *testing.T) {
 		t.Errorf("the history chart did not change between loads 2 s apart")
 	}
 
-	dir := artifacts(t)
 	for name, url := range map[string]string{"master.png": ui + "/", "regionserver.png": fmt.Sprintf("http://127.0.0.1:%d/", rsInfoPort)} {
 		path, err := filepath.Abs(filepath.Join(dir, name))
 		if err != nil {
