@@ -92,7 +92,7 @@ func TestWebUI(t *testing.T) {
 	}
 
 	code, body := httpGet(t, master+"/")
-	for _, want := range []string{"default:ui", c.RegionServers[0].Addr(), c.RegionServers[1].Addr(), "USER =&gt; &#39;alice&#39;", "50req/sec", "no balancer yet"} {
+	for _, want := range []string{"default:ui", c.RegionServers[0].Addr(), c.RegionServers[1].Addr(), "USER =&gt; &#39;alice&#39;", "50req/sec", "no run since this master became active"} {
 		if code != http.StatusOK || !strings.Contains(body, want) {
 			t.Errorf("master page (%d) lacks %q", code, want)
 		}

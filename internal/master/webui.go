@@ -15,8 +15,41 @@ import (
 	"github.com/weirdb/weir/internal/webui"
 )
 
-// noBalancer is the balancer section's text until a balancer exists.
-const noBalancer = "no balancer yet: regions go to the live server with the fewest regions when they are created or their server's store is gone"
+// balancerText is the balancer section's text: the switch and the last
+// run's plan, from the master's snapshot of them.
+func balancerText(st BalancerStatus) string {
+	var b strings.Builder
+	if st.Enabled {
+		b.WriteString("enabled")
+	} else {
+		b.WriteString("disabled (balance_switch false)")
+	}
+	if st.LastRun.IsZero() {
+		b.WriteString("; no run since this master became active")
+		return b.String()
+	}
+	fmt.Fprintf(&b, "; last run %s (%s", st.LastRun.Format(time.RFC3339), st.Trigger)
+	if st.DryRun {
+		b.WriteString(", dry run")
+	}
+	b.WriteString(")")
+	if !st.Ran {
+		fmt.Fprintf(&b, ": did not run: %s", st.Reason)
+		return b.String()
+	}
+	fmt.Fprintf(&b, ": cost %.3f -> %.3f, %d moves planned, %d executed", st.InitialCost, st.FinalCost, len(st.Moves), st.MovesExecuted)
+	if st.Reason != "" {
+		fmt.Fprintf(&b, " (%s)", st.Reason)
+	}
+	for i, mv := range st.Moves {
+		if i == 10 {
+			fmt.Fprintf(&b, "; ... %d more", len(st.Moves)-i)
+			break
+		}
+		fmt.Fprintf(&b, "; %s %s: %s -> %s", mv.Table, mv.Region, mv.From, mv.To)
+	}
+	return b.String()
+}
 
 // newUI builds the master's web UI. Its goroutine (Run, started by
 // serveHTTP) samples the catalog and polls the region servers' status;
@@ -29,7 +62,7 @@ func (m *Master) newUI() (*webui.MasterUI, error) {
 func (m *Master) uiSample(ctx context.Context) (webui.ClusterSample, error) {
 	s := webui.ClusterSample{
 		ClusterID: m.clusterID, Self: m.addr, Active: m.active.Load(),
-		StartTime: time.UnixMilli(m.startCode), Balancer: noBalancer,
+		StartTime: time.UnixMilli(m.startCode), Balancer: balancerText(m.BalancerStatus()),
 	}
 	resp, err := m.cfg.Etcd.Get(ctx, m.catalog.MasterPrefix(), clientv3.WithPrefix(),
 		clientv3.WithSort(clientv3.SortByCreateRevision, clientv3.SortAscend))
