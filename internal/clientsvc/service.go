@@ -64,23 +64,23 @@ func (s *Service) Serve(ctx context.Context, c *hbaserpc.Call) (hbaserpc.Respons
 	)
 	switch c.Method {
 	case "Get":
-		req := &hbasepb.GetRequest{}
-		if err = unmarshal(c, req); err == nil {
+		var req *hbasepb.GetRequest
+		if req, err = unmarshal(c, &hbasepb.GetRequest{}); err == nil {
 			resp, err = s.get(ctx, c, req)
 		}
 	case "Mutate":
-		req := &hbasepb.MutateRequest{}
-		if err = unmarshal(c, req); err == nil {
+		var req *hbasepb.MutateRequest
+		if req, err = unmarshal(c, &hbasepb.MutateRequest{}); err == nil {
 			resp, err = s.mutate(ctx, c, req)
 		}
 	case "Scan":
-		req := &hbasepb.ScanRequest{}
-		if err = unmarshal(c, req); err == nil {
+		var req *hbasepb.ScanRequest
+		if req, err = unmarshal(c, &hbasepb.ScanRequest{}); err == nil {
 			resp, err = s.scan(ctx, c, req)
 		}
 	case "Multi":
-		req := &hbasepb.MultiRequest{}
-		if err = unmarshal(c, req); err == nil {
+		var req *hbasepb.MultiRequest
+		if req, err = unmarshal(c, &hbasepb.MultiRequest{}); err == nil {
 			resp, err = s.multi(ctx, c, req)
 		}
 	default:
@@ -92,9 +92,14 @@ func (s *Service) Serve(ctx context.Context, c *hbaserpc.Call) (hbaserpc.Respons
 	return resp, remote(err)
 }
 
-func unmarshal(c *hbaserpc.Call, m proto.Message) error {
-	if err := (proto.UnmarshalOptions{AllowPartial: true}).Unmarshal(c.Param, m); err != nil {
-		return badRequest("malformed %s request: %v", c.Method, err)
+// unmarshal returns the call's request: the message a decorator already
+// decoded (c.Msg) when it is of m's type, else m filled from c.Param.
+func unmarshal[T proto.Message](c *hbaserpc.Call, m T) (T, error) {
+	if d, ok := c.Msg.(T); ok {
+		return d, nil
 	}
-	return nil
+	if err := (proto.UnmarshalOptions{AllowPartial: true}).Unmarshal(c.Param, m); err != nil {
+		return m, badRequest("malformed %s request: %v", c.Method, err)
+	}
+	return m, nil
 }

@@ -180,6 +180,7 @@ func (g *quotaGate) request(c *hbaserpc.Call) (req quota.Request, ok bool) {
 		if proto.Unmarshal(c.Param, r) != nil {
 			return req, false
 		}
+		c.Msg = r // the handler reuses it
 		if tn, ok = tableOf(r.GetRegion()); !ok {
 			return req, false
 		}
@@ -189,6 +190,7 @@ func (g *quotaGate) request(c *hbaserpc.Call) (req quota.Request, ok bool) {
 		if proto.Unmarshal(c.Param, r) != nil {
 			return req, false
 		}
+		c.Msg = r // the handler reuses it
 		if tn, ok = tableOf(r.GetRegion()); !ok {
 			return req, false
 		}
@@ -198,6 +200,7 @@ func (g *quotaGate) request(c *hbaserpc.Call) (req quota.Request, ok bool) {
 		if proto.Unmarshal(c.Param, r) != nil {
 			return req, false
 		}
+		c.Msg = r // the handler reuses it
 		req.Kind = quota.KindRead
 		for _, ra := range r.GetRegionAction() {
 			t, found := tableOf(ra.GetRegion())
@@ -226,6 +229,7 @@ func (g *quotaGate) request(c *hbaserpc.Call) (req quota.Request, ok bool) {
 		if proto.Unmarshal(c.Param, r) != nil {
 			return req, false
 		}
+		c.Msg = r // the handler reuses it
 		if r.Region != nil {
 			tn, ok = tableOf(r.GetRegion())
 		} else if v, found := g.scanners.Load(r.GetScannerId()); found {
@@ -310,9 +314,12 @@ func (g *quotaGate) trackScanner(c *hbaserpc.Call, resp hbaserpc.Response) {
 	if !ok || sr.ScannerId == nil {
 		return
 	}
-	r := &hbasepb.ScanRequest{}
-	if proto.Unmarshal(c.Param, r) != nil {
-		return
+	r, ok := c.Msg.(*hbasepb.ScanRequest)
+	if !ok {
+		r = &hbasepb.ScanRequest{}
+		if proto.Unmarshal(c.Param, r) != nil {
+			return
+		}
 	}
 	open := sr.GetMoreResultsInRegion() || (sr.MoreResultsInRegion == nil && sr.GetMoreResults())
 	if !open || r.GetCloseScanner() {
