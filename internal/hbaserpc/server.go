@@ -19,17 +19,17 @@ import (
 // Call is one request as a Handler sees it. Its byte slices (Param, Cells)
 // alias the request frame, which nothing else uses: a handler may keep them.
 type Call struct {
-	ID       uint32
-	Service  string                 // ConnectionHeader.service_name
-	Method   string                 // RequestHeader.method_name
-	Header   *hbasepb.RequestHeader // the full request header
-	Param    []byte                 // the request message, not yet unmarshalled
+	ID      uint32
+	Service string                 // ConnectionHeader.service_name
+	Method  string                 // RequestHeader.method_name
+	Header  *hbasepb.RequestHeader // the full request header
+	Param   []byte                 // the request message, not yet unmarshalled
 	// Msg is Param unmarshalled, once a decorator in front of the handler
 	// (the region server's quota gate) has done it, so that the handler
 	// reuses it instead of decoding the same bytes again; nil until then.
-	Msg proto.Message
-	Cells    []cell.Cell            // the decoded request cellblock, if any
-	User     string                 // ConnectionHeader.user_info.effective_user ("" if absent)
+	Msg      proto.Message
+	Cells    []cell.Cell // the decoded request cellblock, if any
+	User     string      // ConnectionHeader.user_info.effective_user ("" if absent)
 	Remote   net.Addr
 	Deadline time.Time // from RequestHeader.timeout; zero if none was given
 
