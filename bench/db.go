@@ -74,6 +74,18 @@ func connectHBase(ctx context.Context, master, user string, retries int) (*hbase
 	return &hbaseBinding{conn: conn}, nil
 }
 
+// connectAdmin connects as "admin" for a study's setup (tables, quotas),
+// giving up after a few quick attempts.
+func connectAdmin(ctx context.Context, master string) (*client.Conn, error) {
+	cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	conn, err := client.Connect(cctx, master, client.WithUser("admin"), client.WithRetries(3))
+	if err != nil {
+		return nil, fmt.Errorf("cannot reach the cluster at %s: %w", master, err)
+	}
+	return conn, nil
+}
+
 func (b *hbaseBinding) Prepare(ctx context.Context, phase string, w *Workload) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()

@@ -110,11 +110,9 @@ func (c *PriorityStudyConfig) props(role string, d time.Duration) Props {
 // tenants' quota settings are removed at the end.
 func RunPriorityStudy(ctx context.Context, cfg PriorityStudyConfig) ([]PriorityRow, error) {
 	cfg.defaults()
-	cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-	conn, err := client.Connect(cctx, cfg.Master, client.WithUser("admin"), client.WithRetries(3))
-	cancel()
+	conn, err := connectAdmin(ctx, cfg.Master)
 	if err != nil {
-		return nil, fmt.Errorf("cannot reach the cluster at %s: %w", cfg.Master, err)
+		return nil, err
 	}
 	defer conn.Close()
 	admin := conn.Admin()

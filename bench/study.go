@@ -188,11 +188,9 @@ func RunStudy(ctx context.Context, cfg StudyConfig) (*StudyResult, error) {
 	if err := os.MkdirAll(cfg.OutDir, 0o755); err != nil {
 		return nil, err
 	}
-	cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-	conn, err := client.Connect(cctx, cfg.Master, client.WithUser("admin"), client.WithRetries(3))
-	cancel()
+	conn, err := connectAdmin(ctx, cfg.Master)
 	if err != nil {
-		return nil, fmt.Errorf("cannot reach the cluster at %s: %w", cfg.Master, err)
+		return nil, err
 	}
 	defer conn.Close()
 	admin := conn.Admin()
