@@ -776,6 +776,35 @@ type readOpts struct {
 	maxLength int
 }
 
+// readSpec is what get and scan options set on a client.Get or Scan.
+type readSpec[T any] interface {
+	AddColumn(family, qualifier []byte) T
+	AddFamily(family []byte) T
+	SetFilter(f filter.Filter) T
+	SetMaxVersions(n int) T
+	SetTimeRange(minTS, maxTS int64) T
+}
+
+// applyRead sets o's columns, filter, versions and time range on r.
+func applyRead[T readSpec[T]](r T, o *readOpts) {
+	for _, col := range o.columns {
+		if fam, qual, ok := splitColumn(col); ok {
+			r.AddColumn(fam, qual)
+		} else {
+			r.AddFamily(fam)
+		}
+	}
+	if o.filter != nil {
+		r.SetFilter(o.filter)
+	}
+	if o.versions > 0 {
+		r.SetMaxVersions(o.versions)
+	}
+	if o.tr != nil {
+		r.SetTimeRange(o.tr[0], o.tr[1])
+	}
+}
+
 func (o *readOpts) addColumns(v Value) {
 	switch v := v.(type) {
 	case *String:
@@ -888,22 +917,7 @@ func (s *session) get(ctx context.Context, c Command) error {
 		}
 	}
 	g := client.NewGet(row)
-	for _, col := range o.columns {
-		if fam, qual, ok := splitColumn(col); ok {
-			g.AddColumn(fam, qual)
-		} else {
-			g.AddFamily(fam)
-		}
-	}
-	if o.filter != nil {
-		g.SetFilter(o.filter)
-	}
-	if o.versions > 0 {
-		g.SetMaxVersions(o.versions)
-	}
-	if o.tr != nil {
-		g.SetTimeRange(o.tr[0], o.tr[1])
-	}
+	applyRead(g, &o)
 	res, err := s.conn.Table(name).Get(ctx, g)
 	if err != nil {
 		return s.serverErr(ctx, name, err)
@@ -1098,22 +1112,7 @@ func buildScan(cmd string, h *Hash, o *readOpts) (*client.Scan, error) {
 	if err := parseRead(cmd, h, o); err != nil {
 		return nil, err
 	}
-	for _, col := range o.columns {
-		if fam, qual, ok := splitColumn(col); ok {
-			sc.AddColumn(fam, qual)
-		} else {
-			sc.AddFamily(fam)
-		}
-	}
-	if o.filter != nil {
-		sc.SetFilter(o.filter)
-	}
-	if o.versions > 0 {
-		sc.SetMaxVersions(o.versions)
-	}
-	if o.tr != nil {
-		sc.SetTimeRange(o.tr[0], o.tr[1])
-	}
+	applyRead(sc, o)
 	if h == nil {
 		return sc, nil
 	}
