@@ -742,56 +742,45 @@ func (p *parser) value() Value {
 		defer p.leave()
 		p.advance()
 		a := &Array{Col: col, Elems: []Value{}}
-		for {
-			p.skipNL()
-			if p.tok.kind == tRBrack {
-				p.advance()
-				return a
-			}
-			if p.tok.kind == tEOF {
-				p.lx.incompletef(t.off, "unclosed '['")
-			}
-			a.Elems = append(a.Elems, p.value())
-			p.skipNL()
-			switch p.tok.kind {
-			case tComma:
-				p.advance()
-			case tRBrack:
-			case tEOF:
-				p.lx.incompletef(t.off, "unclosed '['")
-			default:
-				p.unexpected("',' or ']'")
-			}
-		}
+		p.elems(t.off, tRBrack, "[", "]", func() { a.Elems = append(a.Elems, p.value()) })
+		return a
 	case tLBrace:
 		p.enter(t.off)
 		defer p.leave()
 		p.advance()
 		h := &Hash{Col: col, Pairs: []Pair{}}
-		for {
-			p.skipNL()
-			if p.tok.kind == tRBrace {
-				p.advance()
-				return h
-			}
-			if p.tok.kind == tEOF {
-				p.lx.incompletef(t.off, "unclosed '{'")
-			}
-			h.Pairs = append(h.Pairs, p.pair())
-			p.skipNL()
-			switch p.tok.kind {
-			case tComma:
-				p.advance()
-			case tRBrace:
-			case tEOF:
-				p.lx.incompletef(t.off, "unclosed '{'")
-			default:
-				p.unexpected("',' or '}'")
-			}
-		}
+		p.elems(t.off, tRBrace, "{", "}", func() { h.Pairs = append(h.Pairs, p.pair()) })
+		return h
 	}
 	p.unexpected("a value")
 	panic("unreachable")
+}
+
+// elems parses comma-separated elements (each read by elem), newlines
+// allowed between them, up to and including the close token; off is where
+// the open bracket stood.
+func (p *parser) elems(off int, close tokKind, open, closeText string, elem func()) {
+	for {
+		p.skipNL()
+		if p.tok.kind == close {
+			p.advance()
+			return
+		}
+		if p.tok.kind == tEOF {
+			p.lx.incompletef(off, "unclosed '%s'", open)
+		}
+		elem()
+		p.skipNL()
+		switch p.tok.kind {
+		case tComma:
+			p.advance()
+		case close:
+		case tEOF:
+			p.lx.incompletef(off, "unclosed '%s'", open)
+		default:
+			p.unexpected("',' or '" + closeText + "'")
+		}
+	}
 }
 
 func (p *parser) enter(off int) {
