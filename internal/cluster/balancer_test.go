@@ -170,8 +170,10 @@ func TestBalancerColocated(t *testing.T) {
 	wctx, stop := context.WithCancel(ctx)
 	defer stop()
 	wait := zipfWorkload(wctx, t, conn, 4)
-	// Plan while the load is fresh: after several reports under load.
-	time.Sleep(1500 * time.Millisecond)
+	// Plan after a dozen reports under load: after six, the smoothed rates
+	// the plan is made from were once noisy enough to leave a host just
+	// over 10% from the mean.
+	time.Sleep(3 * time.Second)
 
 	placed := storesOf(t, c, "bal")
 	dry, err := conn.Admin().BalanceWithPlan(ctx, client.BalanceOptions{DryRun: true})
