@@ -214,20 +214,25 @@ func (t *worker) loop(ctx context.Context) {
 		n++
 		t.st.ops.Store(n)
 		if interval > 0 {
-			if d := time.Until(start.Add(time.Duration(n) * interval)); d > 0 {
-				t.sleep(ctx, d)
+			// A cancelled run ends here: its paced workers would otherwise
+			// run unpaced until the timer goroutine sets s.stop.
+			if d := time.Until(start.Add(time.Duration(n) * interval)); d > 0 && !t.sleep(ctx, d) {
+				break
 			}
 		}
 	}
 	_ = t.db.Close(context.WithoutCancel(ctx))
 }
 
-func (t *worker) sleep(ctx context.Context, d time.Duration) {
+// sleep waits d; it reports false when ctx ended first.
+func (t *worker) sleep(ctx context.Context, d time.Duration) bool {
 	tm := time.NewTimer(d)
 	select {
 	case <-tm.C:
+		return true
 	case <-ctx.Done():
 		tm.Stop()
+		return false
 	}
 }
 
