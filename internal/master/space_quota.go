@@ -303,6 +303,10 @@ func (m *Master) spaceOnce(ctx context.Context) error {
 // its DISABLE space quota disabled stays disabled until the quota is lifted
 // or the usage falls.
 func (m *Master) refuseEnableInViolation(ctx context.Context, p []byte) error {
+	// A pass disables a violating table before it publishes the snapshots
+	// this reads: wait for a pass in progress to finish.
+	m.spaceMu.Lock()
+	defer m.spaceMu.Unlock()
 	req, err := decode(p, &hbasepb.EnableTableRequest{})
 	if err != nil {
 		return err
