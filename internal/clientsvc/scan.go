@@ -7,7 +7,6 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/weirdb/weir/internal/cell"
 	"github.com/weirdb/weir/internal/hbaseconv"
 	"github.com/weirdb/weir/internal/hbasepb"
 	"github.com/weirdb/weir/internal/hbaserpc"
@@ -86,9 +85,8 @@ func (s *Service) scan(ctx context.Context, c *hbaserpc.Call, req *hbasepb.ScanR
 		return hbaserpc.Response{Msg: out}, nil
 	}
 	rows := int(req.GetNumberOfRows())
-	var cells []cell.Cell
+	var batch region.ScanBatch
 	more := true
-	nResults := 0
 	if rows > 0 || req.ScannerId != nil {
 		if rows <= 0 {
 			rows = 1
@@ -96,34 +94,35 @@ func (s *Service) scan(ctx context.Context, c *hbaserpc.Call, req *hbasepb.ScanR
 		if sc.scan.Limit > 0 {
 			rows = min(rows, max(sc.scan.Limit-sc.rows, 0))
 		}
-		var results []region.Result
-		var err error
 		if rows > 0 {
-			results, more, err = sc.sc.Next(ctx, rows, sc.maxBytes)
-			if err != nil {
+			var err error
+			if more, err = sc.sc.NextBatch(ctx, rows, sc.maxBytes, &batch); err != nil {
 				s.scanners.endLocked(sc)
 				return hbaserpc.Response{}, err
 			}
 		}
-		for _, res := range results {
-			if !res.Partial {
+		for _, partial := range batch.Partial {
+			if !partial {
 				sc.rows++
 			}
-			if c.CellBlocks {
-				out.CellsPerResult = append(out.CellsPerResult, uint32(len(res.Cells)))
-				cells = append(cells, res.Cells...)
-			} else {
+		}
+		if c.CellBlocks {
+			// The cells go out as one cellblock, as the batch holds them.
+			out.CellsPerResult = batch.CellsPerResult
+		} else {
+			for _, res := range batch.Results() {
 				out.Results = append(out.Results, hbaseconv.ResultToPB(res, true))
 			}
-			out.PartialFlagPerResult = append(out.PartialFlagPerResult, res.Partial)
+			batch.Cells = nil
 		}
-		nResults = len(results)
+		out.PartialFlagPerResult = batch.Partial
 		// The open call does not count: the client's first next carries
 		// sequence 0.
 		if req.ScannerId != nil {
 			sc.nextSeq++
 		}
 	}
+	nResults := batch.Len()
 	if s.log.Enabled(ctx, slog.LevelDebug) {
 		s.log.Debug("clientsvc: scan", "request", req.String(), "results", nResults, "more", more)
 	}
@@ -137,5 +136,5 @@ func (s *Service) scan(ctx context.Context, c *hbaserpc.Call, req *hbasepb.ScanR
 	if !more || limitReached {
 		s.scanners.endLocked(sc)
 	}
-	return hbaserpc.Response{Msg: out, Cells: cells}, nil
+	return hbaserpc.Response{Msg: out, Cells: batch.Cells}, nil
 }

@@ -120,7 +120,8 @@ type Region struct {
 	gate   sync.RWMutex
 	closed atomic.Bool
 
-	requests requestCounts
+	requests  requestCounts
+	scanShape scanShape
 
 	mu struct {
 		sync.Mutex

@@ -108,7 +108,15 @@ func (rr *rowReader) read(rowPrefix, row []byte, out []cell.Cell) ([]cell.Cell, 
 			}
 			rr.prevKey = append(rr.prevKey[:0], key...)
 		}
-		k, err := storage.DecodeCellKey(key)
+		var k storage.CellKey
+		var err error
+		if !first && bytes.HasPrefix(key, rr.famPrefix) {
+			// Another cell of the current family: only its column is new.
+			k.Family, k.RowPrefixLen = rr.fam, len(rowPrefix)
+			err = storage.DecodeColumn(key, len(rr.famPrefix), &k)
+		} else {
+			k, err = storage.DecodeCellKey(key)
+		}
 		if err != nil {
 			return out, err
 		}

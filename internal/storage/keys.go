@@ -211,35 +211,47 @@ func DecodeCellKey(key []byte) (CellKey, error) {
 		return k, fmt.Errorf("family: %w", err)
 	}
 	off += n
+	return k, DecodeColumn(key, off, &k)
+}
+
+// DecodeColumn decodes what follows a cell key's family prefix, which ends
+// at off: the column tag, the qualifier, the timestamp and the type. It
+// sets k's Qualifier, Timestamp, Type and ColumnPrefixLen only, so that a
+// reader that has matched the family prefix already (the next cell of the
+// same family) skips decoding the row and family again.
+func DecodeColumn(key []byte, off int, k *CellKey) error {
 	if off >= len(key) {
-		return k, fmt.Errorf("%w: missing column tag", ErrCorruptKey)
+		return fmt.Errorf("%w: missing column tag", ErrCorruptKey)
 	}
 	tag := key[off]
 	off++
+	k.Qualifier = nil
 	switch tag {
 	case tagFam:
 	case tagCol:
+		var n int
+		var err error
 		if k.Qualifier, n, err = unescape(key[off:]); err != nil {
-			return k, fmt.Errorf("qualifier: %w", err)
+			return fmt.Errorf("qualifier: %w", err)
 		}
 		off += n
 	default:
-		return k, fmt.Errorf("%w: bad column tag %02x", ErrCorruptKey, tag)
+		return fmt.Errorf("%w: bad column tag %02x", ErrCorruptKey, tag)
 	}
 	k.ColumnPrefixLen = off
 	if len(key)-off != tsLen+typeLen {
-		return k, fmt.Errorf("%w: %d bytes after the column, want %d", ErrCorruptKey, len(key)-off, tsLen+typeLen)
+		return fmt.Errorf("%w: %d bytes after the column, want %d", ErrCorruptKey, len(key)-off, tsLen+typeLen)
 	}
 	ts := ^binary.BigEndian.Uint64(key[off:])
 	if ts > 1<<63-1 {
-		return k, fmt.Errorf("%w: negative timestamp", ErrCorruptKey)
+		return fmt.Errorf("%w: negative timestamp", ErrCorruptKey)
 	}
 	k.Timestamp = int64(ts)
 	k.Type = typeBase - key[off+tsLen]
 	if isFamilyType(k.Type) != (tag == tagFam) {
-		return k, fmt.Errorf("%w: type %d does not match column tag %02x", ErrCorruptKey, k.Type, tag)
+		return fmt.Errorf("%w: type %d does not match column tag %02x", ErrCorruptKey, k.Type, tag)
 	}
-	return k, nil
+	return nil
 }
 
 // RowPrefixLen returns the length of key's table+row prefix, or len(key) if
