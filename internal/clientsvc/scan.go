@@ -130,7 +130,9 @@ func (s *Service) scan(ctx context.Context, c *hbaserpc.Call, req *hbasepb.ScanR
 	// A filter that is done ends the whole scan only when this response is
 	// empty; otherwise the client goes on to the next region with a fresh
 	// filter, as HBase does (so a PageFilter pages per region).
-	filterDone := sc.scan.Filter != nil && sc.scan.Filter.FilterAllRemaining() && nResults == 0
+	// A filter found done right after a full response ends the scan
+	// with this response, as HBase's empty answer to the next call would.
+	filterDone := sc.scan.Filter != nil && (sc.sc.FilterEnded() || sc.scan.Filter.FilterAllRemaining() && nResults == 0)
 	out.MoreResultsInRegion = proto.Bool(more && !limitReached)
 	out.MoreResults = proto.Bool(!limitReached && !filterDone)
 	if !more || limitReached {

@@ -33,6 +33,8 @@ type Scanner struct {
 	done    bool
 	closed  bool
 	rowBuf  []byte
+	// filterEnded: the filter was done after a full batch (FilterEnded).
+	filterEnded bool
 }
 
 // ScanBatch is what one NextBatch call returns, laid out as HBase's
@@ -262,8 +264,24 @@ func (s *Scanner) nextBatch(ctx context.Context, maxRows int, maxBytes int64, b 
 		b.add(len(row), false)
 		n++
 	}
+	if !s.done && len(s.pending) == 0 && n > 0 && s.q.filter != nil {
+		// A filter done after the last row (a PageFilter whose page is
+		// full) would end the scan at the next call's first row, which
+		// would return nothing. End it now and spare the client that call.
+		// Reset is what the next row would start with.
+		s.q.filter.Reset()
+		if s.q.filter.FilterAllRemaining() {
+			s.done, s.filterEnded = true, true
+		}
+	}
 	return !s.done || len(s.pending) > 0, nil
 }
+
+// FilterEnded reports whether the scan's filter ended it right after the
+// last row returned (FilterAllRemaining), rather than the region's end or
+// the limit: HBase would answer the following call with no rows and
+// more_results=false, so the region server may say more_results=false now.
+func (s *Scanner) FilterEnded() bool { return s.filterEnded }
 
 // reserve sizes b and the reader's arena for the rows this call will
 // likely read, from the region's scanShape.
