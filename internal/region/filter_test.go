@@ -18,13 +18,7 @@ func TestFiltersThroughRegion(t *testing.T) {
 		put("b1", "f1", "c1", 1, "q"), put("b1", "f2", "c2", 1, "x"),
 		put("b2", "f1", "c1", 2, "new"), put("b2", "f1", "c1", 1, "old"),
 	)
-	must := func(f filter.Filter, err error) filter.Filter {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return f
-	}
+	must := mustFilter(t)
 	for _, tc := range []struct {
 		name     string
 		f        filter.Filter

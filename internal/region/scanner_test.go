@@ -52,13 +52,7 @@ func TestScanInStepsMatchesOneCall(t *testing.T) {
 		}
 	}
 	mustMutate(t, r, muts...)
-	must := func(f filter.Filter, err error) filter.Filter {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return f
-	}
+	must := mustFilter(t)
 	for _, tc := range []struct {
 		name string
 		scan func() Scan
@@ -97,6 +91,18 @@ func TestScanInStepsMatchesOneCall(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// mustFilter returns a helper that unwraps a filter constructor's result,
+// failing t on an error.
+func mustFilter(t *testing.T) func(filter.Filter, error) filter.Filter {
+	return func(f filter.Filter, err error) filter.Filter {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
 	}
 }
 
