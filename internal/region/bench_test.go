@@ -183,22 +183,7 @@ func BenchmarkScan100(b *testing.B) {
 	ctx := context.Background()
 	const rows = 10000
 	r := loadedBenchRegion(b, rows, false)
-	b.ReportAllocs()
-	stop := cpuMeter(b)
-	defer stop()
-	i := 0
-	for b.Loop() {
-		s, err := r.NewScanner(Scan{StartRow: []byte(fmt.Sprintf("user%08d", (i*7919)%(rows-100))), Limit: 100})
-		if err != nil {
-			b.Fatal(err)
-		}
-		res, _, err := s.Next(ctx, 100, 0)
-		s.Close()
-		if err != nil || len(res) != 100 {
-			b.Fatalf("scan: %d rows, %v", len(res), err)
-		}
-		i++
-	}
+	benchScans(ctx, b, r, rows)
 }
 
 func BenchmarkIncrement(b *testing.B) {

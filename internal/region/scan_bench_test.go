@@ -66,6 +66,11 @@ func BenchmarkScan100Versions(b *testing.B) {
 	if err := r.Flush(ctx); err != nil {
 		b.Fatal(err)
 	}
+	benchScans(ctx, b, r, rows)
+}
+
+// benchScans times 100-row scans of 10-cell rows at spread start rows.
+func benchScans(ctx context.Context, b *testing.B, r *Region, rows int) {
 	b.ReportAllocs()
 	stop := cpuMeter(b)
 	defer stop()
