@@ -79,7 +79,10 @@ type scanShape struct {
 }
 
 // Buffers sized from the hint are capped: a bigger result grows them.
-const maxReservedRows = 1024
+const (
+	maxReservedRows       = 1024
+	unlimitedReservedRows = 128 // for a scan without a row limit
+)
 
 // NewScanner opens a scanner. The caller must Close it.
 func (r *Region) NewScanner(s Scan) (*Scanner, error) {
@@ -294,6 +297,11 @@ func (s *Scanner) reserve(maxRows int, maxBytes int64, b *ScanBatch) {
 	rows := min(maxRows, maxReservedRows)
 	if s.scan.Limit > 0 {
 		rows = min(rows, max(s.scan.Limit-s.rows, 1))
+	} else {
+		// Without a limit the range may hold a few rows or thousands
+		// (HBase's client asks for up to 2^31-1 per call by default):
+		// reserve for a short scan and let a long one grow.
+		rows = min(rows, unlimitedReservedRows)
 	}
 	if maxBytes > 0 {
 		// Cell.Size counts each cell's row and family too, so this
