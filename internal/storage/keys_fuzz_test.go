@@ -68,3 +68,34 @@ func FuzzCellKeyRoundTrip(f *testing.F) {
 		checkDecoded(t, c, key, k)
 	})
 }
+
+// FuzzDecodeColumn: from any offset, arbitrary bytes never panic the
+// column decoder and a failure wraps ErrCorruptKey; from the end of a
+// valid key's family prefix it decodes what DecodeCellKey does.
+func FuzzDecodeColumn(f *testing.F) {
+	f.Add(AppendCellKey(nil, 1, []byte("row"), []byte("cf"), []byte("q"), 42, typePut), 0)
+	f.Add(AppendCellKey(nil, 2, []byte{0}, []byte{0, 0}, []byte{0xFF, 0}, 7, typeDelete), 11)
+	f.Add(AppendCellKey(nil, 3, []byte("r"), []byte("f"), nil, 1, typeDeleteFamily), 9)
+	f.Add([]byte{0, 0, 0, 1, 'r', 0, 1, 'f', 0, 1, 1, 'q', 0}, 10)
+	f.Fuzz(func(t *testing.T, key []byte, off int) {
+		if off >= 0 && off <= len(key) {
+			var k CellKey
+			if err := DecodeColumn(key, off, &k); err != nil && !errors.Is(err, ErrCorruptKey) {
+				t.Fatalf("DecodeColumn(%x, %d): %v does not wrap ErrCorruptKey", key, off, err)
+			}
+		}
+		want, err := DecodeCellKey(key)
+		if err != nil {
+			return
+		}
+		famEnd := want.RowPrefixLen + len(appendEscaped(nil, want.Family))
+		var k CellKey
+		if err := DecodeColumn(key, famEnd, &k); err != nil {
+			t.Fatalf("DecodeColumn(%x, %d) = %v; DecodeCellKey decodes it", key, famEnd, err)
+		}
+		if !bytes.Equal(k.Qualifier, want.Qualifier) || k.Timestamp != want.Timestamp || k.Type != want.Type ||
+			k.ColumnPrefixLen != want.ColumnPrefixLen {
+			t.Fatalf("DecodeColumn(%x, %d) = %+v, DecodeCellKey = %+v", key, famEnd, k, want)
+		}
+	})
+}
