@@ -227,27 +227,39 @@ func BenchmarkGetFloor(b *testing.B) {
 	for i := range keys {
 		keys[i] = storage.AppendRowPrefix(nil, 1, []byte(fmt.Sprintf("user%08d", (i*7919)%rows)))
 	}
-	var upper []byte
-	stop := cpuMeter(b)
-	i := 0
-	for b.Loop() {
-		k := keys[i%len(keys)]
-		upper = storage.RowUpperBound(upper[:0], k)
-		it, err := r.engine.NewIter(storage.IterOptions{Lower: k, Upper: upper})
-		if err != nil {
-			b.Fatal(err)
-		}
-		n := 0
-		for ok := it.SeekPrefixGE(k); ok; ok = it.Next() {
-			if _, err := it.Value(); err != nil {
-				b.Fatal(err)
+	for _, tc := range []struct {
+		name    string
+		newIter func(storage.IterOptions) (*storage.Iterator, error)
+	}{
+		// A new iterator per read, as Gets made them before the pool.
+		{"new-iter", r.engine.NewIter},
+		// A pooled iterator, as Get takes now.
+		{"pooled", r.engine.NewPooledIter},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			var upper []byte
+			stop := cpuMeter(b)
+			i := 0
+			for b.Loop() {
+				k := keys[i%len(keys)]
+				upper = storage.RowUpperBound(upper[:0], k)
+				it, err := tc.newIter(storage.IterOptions{Lower: k, Upper: upper})
+				if err != nil {
+					b.Fatal(err)
+				}
+				n := 0
+				for ok := it.SeekPrefixGE(k); ok; ok = it.Next() {
+					if _, err := it.Value(); err != nil {
+						b.Fatal(err)
+					}
+					n++
+				}
+				if err := it.Close(); err != nil || n != 10 {
+					b.Fatalf("%d keys, %v", n, err)
+				}
+				i++
 			}
-			n++
-		}
-		if err := it.Close(); err != nil || n != 10 {
-			b.Fatalf("%d keys, %v", n, err)
-		}
-		i++
+			stop()
+		})
 	}
-	stop()
 }

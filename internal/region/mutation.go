@@ -254,7 +254,7 @@ func (r *Region) getLocked(ctx context.Context, g Get) (Result, error) {
 	defer st.release()
 	st.prefix = storage.AppendRowPrefix(st.prefix[:0], r.info.TableID, r.storedRow(g.Row))
 	st.upper = storage.RowUpperBound(st.upper[:0], st.prefix)
-	it, err := r.engine.NewIter(storage.IterOptions{Lower: st.prefix, Upper: st.upper})
+	it, err := r.engine.NewPooledIter(storage.IterOptions{Lower: st.prefix, Upper: st.upper})
 	if err != nil {
 		return Result{}, err
 	}
@@ -263,7 +263,21 @@ func (r *Region) getLocked(ctx context.Context, g Get) (Result, error) {
 	st.rr.reset(r, &st.q, it)
 	st.rr.pointRead = true
 	cells, err := st.rr.readFilteredRow(st.prefix)
+	if len(cells) > 0 {
+		// Size the next Get's allocations by this row: rows of a table
+		// tend to look alike.
+		st.rr.cellsHint, st.rr.arenaHint = len(cells), len(g.Row)+cellBytes(cells)
+	}
 	return Result{Cells: cells, Exists: len(cells) > 0}, err
+}
+
+// cellBytes is the qualifier and value bytes of cells.
+func cellBytes(cells []cell.Cell) int {
+	n := 0
+	for i := range cells {
+		n += len(cells[i].Qualifier) + len(cells[i].Value)
+	}
+	return n
 }
 
 // getState is the scratch of one point read, pooled: a Get then allocates

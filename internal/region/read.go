@@ -60,7 +60,11 @@ func (rr *rowReader) readFilteredRow(rowPrefix []byte) ([]cell.Cell, error) {
 			return nil, nil
 		}
 	}
-	cells, err := rr.read(rowPrefix, rr.r.userRow(k.Row), make([]cell.Cell, 0, 16))
+	n := 16
+	if rr.cellsHint > 0 {
+		n = rr.cellsHint
+	}
+	cells, err := rr.read(rowPrefix, rr.r.userRow(k.Row), make([]cell.Cell, 0, n))
 	if err != nil {
 		return nil, err
 	}

@@ -57,7 +57,10 @@ type rowReader struct {
 	pointRead bool
 	// arenaChunk is the size of the last arena allocation.
 	arenaChunk int
-	lastFam    []byte // immutable copy of fam for returned cells
+	// cellsHint and arenaHint size a point read's result and first arena
+	// chunk (Get sets them to the previous row's); 0: the scan defaults.
+	cellsHint, arenaHint int
+	lastFam              []byte // immutable copy of fam for returned cells
 }
 
 func newRowReader(r *Region, q *query, it *storage.Iterator) *rowReader {
@@ -108,7 +111,7 @@ func (rr *rowReader) read(rowPrefix, row []byte, out []cell.Cell) ([]cell.Cell, 
 			}
 			rr.prevKey = append(rr.prevKey[:0], key...)
 		}
-		k, err := storage.DecodeCellKey(key)
+		k, err := storage.DecodeCellKeyInRow(key, len(rowPrefix))
 		if err != nil {
 			return out, err
 		}
@@ -413,13 +416,18 @@ func (rr *rowReader) famOwned() []byte {
 }
 
 // reserve makes room for n more bytes in the arena. Chunks double from
-// 2 KiB to 64 KiB: a point get of a small row costs one allocation, a scan
-// a few per batch of rows.
+// 2 KiB (or a point read's hint) to 64 KiB: a point get of a small row
+// costs one allocation, a scan a few per batch of rows.
 func (rr *rowReader) reserve(n int) {
-	if cap(rr.arena)-len(rr.arena) < n {
-		rr.arenaChunk = min(max(2*rr.arenaChunk, 2<<10), 64<<10)
-		rr.arena = make([]byte, 0, max(n, rr.arenaChunk))
+	if cap(rr.arena)-len(rr.arena) >= n {
+		return
 	}
+	chunk := min(max(2*rr.arenaChunk, 2<<10), 64<<10)
+	if rr.arenaChunk == 0 && rr.arenaHint > 0 {
+		chunk = rr.arenaHint
+	}
+	rr.arenaChunk = chunk
+	rr.arena = make([]byte, 0, max(n, chunk))
 }
 
 // ownBytes copies b into the arena.
