@@ -253,8 +253,9 @@ func (r *Region) getLocked(ctx context.Context, g Get) (Result, error) {
 	st := getStatePool.Get().(*getState)
 	defer st.release()
 	st.prefix = storage.AppendRowPrefix(st.prefix[:0], r.info.TableID, r.storedRow(g.Row))
-	st.upper = storage.RowUpperBound(st.upper[:0], st.prefix)
-	it, err := r.engine.NewPooledIter(storage.IterOptions{Lower: st.prefix, Upper: st.upper})
+	// Unbounded: the read keeps to the row by prefix iteration (seekGE),
+	// and pooled iterators then need no new bounds.
+	it, err := r.engine.NewPooledIter(storage.IterOptions{})
 	if err != nil {
 		return Result{}, err
 	}
@@ -286,7 +287,6 @@ type getState struct {
 	q      query
 	rr     rowReader
 	prefix []byte
-	upper  []byte
 }
 
 var getStatePool = sync.Pool{New: func() any { return new(getState) }}

@@ -60,7 +60,9 @@ type rowReader struct {
 	// cellsHint and arenaHint size a point read's result and first arena
 	// chunk (Get sets them to the previous row's); 0: the scan defaults.
 	cellsHint, arenaHint int
-	lastFam              []byte // immutable copy of fam for returned cells
+	// lastFam is an immutable copy of fam, set by startFamily, that the
+	// returned cells share (rr.fam is reused per family).
+	lastFam []byte
 }
 
 func newRowReader(r *Region, q *query, it *storage.Iterator) *rowReader {
@@ -102,10 +104,14 @@ func (rr *rowReader) read(rowPrefix, row []byte, out []cell.Cell) ([]cell.Cell, 
 	it := rr.it
 	for it.Valid() {
 		key := it.Key()
-		if !bytes.HasPrefix(key, rowPrefix) {
+		// A point read's prefix iteration ends at the row's last key.
+		if !rr.pointRead && !bytes.HasPrefix(key, rowPrefix) {
 			break
 		}
 		if invariants.Enabled {
+			if !bytes.HasPrefix(key, rowPrefix) {
+				panic(fmt.Sprintf("region: key %x outside the row %x being read", key, rowPrefix))
+			}
 			if !first && bytes.Compare(key, rr.prevKey) <= 0 {
 				panic(fmt.Sprintf("region: row keys out of order: %x after %x", key, rr.prevKey))
 			}
@@ -229,6 +235,9 @@ func (rr *rowReader) startFamily(family []byte) bool {
 		return false
 	}
 	rr.quals = quals
+	if !bytes.Equal(rr.lastFam, family) {
+		rr.lastFam = append([]byte(nil), family...)
+	}
 	rr.maxVersions = min(rr.q.maxVersions, rr.fd.MaxVersions)
 	rr.ttlCutoff = -1 << 63
 	if ttl := rr.fd.ttlMillis(); ttl > 0 {
@@ -241,11 +250,16 @@ func (rr *rowReader) next() { rr.it.Next() }
 
 // seekRow positions on the first key of a row. Point reads use prefix
 // iteration (bloom filters, no look past the row); scans a plain seek.
-func (rr *rowReader) seekRow(rowPrefix []byte) bool {
+func (rr *rowReader) seekRow(rowPrefix []byte) bool { return rr.seekGE(rowPrefix) }
+
+// seekGE moves to the first key >= key. A point read stays in prefix
+// iteration (key starts with the row's prefix), so its iterator needs no
+// bounds: it never looks past the row.
+func (rr *rowReader) seekGE(key []byte) bool {
 	if rr.pointRead {
-		return rr.it.SeekPrefixGE(rowPrefix)
+		return rr.it.SeekPrefixGE(key)
 	}
-	return rr.it.SeekGE(rowPrefix)
+	return rr.it.SeekGE(key)
 }
 
 // seekPastPrefix moves to the first key that does not start with prefix,
@@ -253,7 +267,7 @@ func (rr *rowReader) seekRow(rowPrefix []byte) bool {
 func (rr *rowReader) seekPastPrefix(prefix []byte) {
 	rr.seekBuf = append(rr.seekBuf[:0], prefix...)
 	rr.seekBuf[len(rr.seekBuf)-1]++
-	rr.it.SeekGE(rr.seekBuf)
+	rr.seekGE(rr.seekBuf)
 }
 
 // seekNextWantedColumn moves to the first wanted qualifier after cur, or
@@ -265,7 +279,7 @@ func (rr *rowReader) seekNextWantedColumn(cur []byte) {
 		return
 	}
 	rr.seekBuf = storage.AppendColumnPrefix(rr.seekBuf[:0], rr.famPrefix, rr.quals[i])
-	rr.it.SeekGE(rr.seekBuf)
+	rr.seekGE(rr.seekBuf)
 }
 
 // emit runs a cell that passed the store-level checks through the filter
@@ -363,7 +377,7 @@ func (rr *rowReader) seekHint(c *cell.Cell) bool {
 		rr.nextHint = append(rr.nextHint[:0], rr.seekBuf...)
 		return true
 	}
-	rr.it.SeekGE(rr.seekBuf)
+	rr.seekGE(rr.seekBuf)
 	return false
 }
 
@@ -380,7 +394,7 @@ func (rr *rowReader) own(c cell.Cell) cell.Cell {
 	c.Qualifier = rr.arena[start:mid:mid]
 	c.Value = rr.arena[mid:end:end]
 	if bytes.Equal(c.Family, rr.fam) {
-		c.Family = rr.famOwned()
+		c.Family = rr.lastFam
 	} else {
 		c.Family = append([]byte(nil), c.Family...)
 	}
@@ -401,18 +415,8 @@ func (rr *rowReader) appendOwned(out *[]cell.Cell, k *storage.CellKey, value []b
 	mid := len(rr.arena)
 	rr.arena = append(rr.arena, value...)
 	end := len(rr.arena)
-	*out = append(*out, cell.Cell{Row: rr.row, Family: rr.famOwned(), Qualifier: rr.arena[start:mid:mid],
+	*out = append(*out, cell.Cell{Row: rr.row, Family: rr.lastFam, Qualifier: rr.arena[start:mid:mid],
 		Timestamp: k.Timestamp, Type: cell.Type(k.Type), Value: rr.arena[mid:end:end]})
-}
-
-// famOwned returns an immutable copy of the current family name; rr.fam is
-// reused per family, so cells need their own.
-func (rr *rowReader) famOwned() []byte {
-	if rr.lastFam != nil && bytes.Equal(rr.lastFam, rr.fam) {
-		return rr.lastFam
-	}
-	rr.lastFam = append([]byte(nil), rr.fam...)
-	return rr.lastFam
 }
 
 // reserve makes room for n more bytes in the arena. Chunks double from
