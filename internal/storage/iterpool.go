@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"math/rand/v2"
 	"runtime"
 	"sync/atomic"
 )
@@ -33,19 +34,30 @@ import (
 type iterPool struct {
 	gen      atomic.Uint64
 	inflight atomic.Int64
-	slots    []atomic.Pointer[Iterator]
+	slots    []iterSlot
 	// kick asks the janitor to close the pooled iterators (coalescing).
 	kick chan struct{}
+}
+
+// iterSlot holds one pooled iterator, alone on its cache line: readers on
+// different CPUs take and return iterators without sharing lines.
+type iterSlot struct {
+	atomic.Pointer[Iterator]
+	_ [56]byte
 }
 
 func newIterPool() *iterPool {
 	return &iterPool{
 		// Enough for the reads that run at once on this many CPUs; more
 		// concurrent readers build their own iterators, as without a pool.
-		slots: make([]atomic.Pointer[Iterator], max(4, 2*runtime.GOMAXPROCS(0))),
+		slots: make([]iterSlot, max(4, 2*runtime.GOMAXPROCS(0))),
 		kick:  make(chan struct{}, 1),
 	}
 }
+
+// start is where a search of the slots begins: spread, so concurrent
+// readers do not all contend for the first slots.
+func (p *iterPool) start() int { return int(rand.Uint32N(uint32(len(p.slots)))) }
 
 // beginWrite and endWrite bracket every write to the store.
 func (p *iterPool) beginWrite() {
@@ -71,8 +83,8 @@ func (p *iterPool) reshaped() {
 // take returns a pooled iterator made at generation gen, closing any stale
 // ones it meets, or nil.
 func (p *iterPool) take(gen uint64) *Iterator {
-	for i := range p.slots {
-		s := &p.slots[i]
+	for i, j := 0, p.start(); i < len(p.slots); i, j = i+1, j+1 {
+		s := &p.slots[j%len(p.slots)]
 		if s.Load() == nil {
 			continue
 		}
@@ -93,8 +105,8 @@ func (p *iterPool) put(it *Iterator) error {
 	if err := it.it.Error(); err != nil || it.gen != p.gen.Load() {
 		return it.it.Close()
 	}
-	for i := range p.slots {
-		if p.slots[i].CompareAndSwap(nil, it) {
+	for i, j := 0, p.start(); i < len(p.slots); i, j = i+1, j+1 {
+		if p.slots[j%len(p.slots)].CompareAndSwap(nil, it) {
 			return nil
 		}
 	}
