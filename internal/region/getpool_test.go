@@ -219,3 +219,53 @@ func TestConcurrentGetsAndPuts(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestGetIntoMatchesGet reads rows of varied shapes through one reused
+// GetBuffer and checks each result against Get's, and that results Get
+// returned are untouched by later GetIntos.
+func TestGetIntoMatchesGet(t *testing.T) {
+	ctx := context.Background()
+	r, _ := openTestRegion(t)
+	const rows = 40
+	for i := range rows {
+		row := fmt.Sprintf("r%02d", i)
+		for c := range i%7 + 1 {
+			v := make([]byte, (i*13+c*31)%300)
+			for j := range v {
+				v[j] = byte(i + c + j)
+			}
+			mustMutate(t, r, put(row, []string{"f1", "f2"}[c%2], fmt.Sprintf("q%d", c), int64(10+c), string(v)))
+		}
+		if i%5 == 0 {
+			mustMutate(t, r, del(row, "f1", "q0", cell.LatestTimestamp, cell.TypeDeleteColumn))
+		}
+	}
+	var buf GetBuffer
+	var kept []Result
+	var want []string
+	for i := range rows + 2 { // and two absent rows
+		for _, g := range []Get{
+			{Row: []byte(fmt.Sprintf("r%02d", i))},
+			{Row: []byte(fmt.Sprintf("r%02d", i)), Columns: []Columns{{Family: []byte("f2")}}},
+			{Row: []byte(fmt.Sprintf("r%02d", i)), MaxVersions: 3, StoreLimit: 2},
+		} {
+			owned, err := r.Get(ctx, g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			into, err := r.GetInto(ctx, g, &buf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, exp := fmtCells(into.Cells), fmtCells(owned.Cells); got != exp || into.Exists != owned.Exists {
+				t.Fatalf("GetInto(%s) =\n%s(exists %v), Get =\n%s(exists %v)", g.Row, got, into.Exists, exp, owned.Exists)
+			}
+			kept, want = append(kept, owned), append(want, fmtCells(owned.Cells))
+		}
+	}
+	for i := range kept {
+		if got := fmtCells(kept[i].Cells); got != want[i] {
+			t.Fatalf("a Get result changed after later GetIntos:\n%s\nwas\n%s", got, want[i])
+		}
+	}
+}

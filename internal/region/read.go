@@ -12,7 +12,10 @@ import (
 )
 
 // Get reads one row. An absent row gives an empty Result, not an error.
-func (r *Region) Get(ctx context.Context, g Get) (Result, error) {
+func (r *Region) Get(ctx context.Context, g Get) (Result, error) { return r.get(ctx, g, nil) }
+
+// get is Get, with the result in buf when it is not nil (GetInto).
+func (r *Region) get(ctx context.Context, g Get, buf *GetBuffer) (Result, error) {
 	if err := r.enter(); err != nil {
 		return Result{}, err
 	}
@@ -24,7 +27,7 @@ func (r *Region) Get(ctx context.Context, g Get) (Result, error) {
 	if g.ClosestRowBefore {
 		return r.closestRowBefore(ctx, g)
 	}
-	res, err := r.getLocked(ctx, g)
+	res, err := r.getLocked(ctx, g, buf)
 	if err != nil {
 		return Result{}, err
 	}
@@ -60,11 +63,15 @@ func (rr *rowReader) readFilteredRow(rowPrefix []byte) ([]cell.Cell, error) {
 			return nil, nil
 		}
 	}
-	n := 16
-	if rr.cellsHint > 0 {
-		n = rr.cellsHint
+	out := rr.outBuf
+	if out == nil {
+		n := 16
+		if rr.cellsHint > 0 {
+			n = rr.cellsHint
+		}
+		out = make([]cell.Cell, 0, n)
 	}
-	cells, err := rr.read(rowPrefix, rr.r.userRow(k.Row), make([]cell.Cell, 0, n))
+	cells, err := rr.read(rowPrefix, rr.r.userRow(k.Row), out)
 	if err != nil {
 		return nil, err
 	}

@@ -60,6 +60,9 @@ type rowReader struct {
 	// cellsHint and arenaHint size a point read's result and first arena
 	// chunk (Get sets them to the previous row's); 0: the scan defaults.
 	cellsHint, arenaHint int
+	// outBuf, when not nil, is where a point read with a GetBuffer puts
+	// its cells (the arena then is the buffer's too).
+	outBuf []cell.Cell
 	// lastFam is an immutable copy of fam, set by startFamily, that the
 	// returned cells share (rr.fam is reused per family).
 	lastFam []byte
@@ -76,6 +79,7 @@ func (rr *rowReader) reset(r *Region, q *query, it *storage.Iterator) {
 	rr.arena, rr.arenaChunk = nil, 0
 	rr.cur = cell.Cell{}
 	rr.nextHint = nil
+	rr.outBuf = nil
 }
 
 // includeMarker decides whether a delete marker at ts takes part in the
