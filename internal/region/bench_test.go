@@ -90,12 +90,22 @@ func loadedBenchRegion(b *testing.B, rows int, compact bool) *Region {
 }
 
 func BenchmarkGet(b *testing.B) {
-	ctx := context.Background()
+	benchGet(b, func(r *Region, g Get) (Result, error) { return r.Get(context.Background(), g) })
+}
+
+// BenchmarkGetInto is BenchmarkGet reading into one reused GetBuffer.
+func BenchmarkGetInto(b *testing.B) {
+	var buf GetBuffer
+	benchGet(b, func(r *Region, g Get) (Result, error) { return r.GetInto(context.Background(), g, &buf) })
+}
+
+// benchGet times point gets of 10-cell rows, in cache, through get.
+func benchGet(b *testing.B, get func(*Region, Get) (Result, error)) {
 	const rows = 10000
 	r := loadedBenchRegion(b, rows, true)
 	// Warm the block cache.
 	for i := 0; i < rows; i++ {
-		if _, err := r.Get(ctx, Get{Row: []byte(fmt.Sprintf("user%08d", i))}); err != nil {
+		if _, err := get(r, Get{Row: []byte(fmt.Sprintf("user%08d", i))}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -107,7 +117,7 @@ func BenchmarkGet(b *testing.B) {
 	stop := cpuMeter(b)
 	i := 0
 	for b.Loop() {
-		res, err := r.Get(ctx, Get{Row: keys[i%len(keys)]})
+		res, err := get(r, Get{Row: keys[i%len(keys)]})
 		if err != nil || len(res.Cells) != 10 {
 			b.Fatalf("get: %d cells, %v", len(res.Cells), err)
 		}
@@ -212,27 +222,39 @@ func BenchmarkGetFloor(b *testing.B) {
 	for i := range keys {
 		keys[i] = storage.AppendRowPrefix(nil, 1, []byte(fmt.Sprintf("user%08d", (i*7919)%rows)))
 	}
-	var upper []byte
-	stop := cpuMeter(b)
-	i := 0
-	for b.Loop() {
-		k := keys[i%len(keys)]
-		upper = storage.RowUpperBound(upper[:0], k)
-		it, err := r.engine.NewIter(storage.IterOptions{Lower: k, Upper: upper})
-		if err != nil {
-			b.Fatal(err)
-		}
-		n := 0
-		for ok := it.SeekPrefixGE(k); ok; ok = it.Next() {
-			if _, err := it.Value(); err != nil {
-				b.Fatal(err)
+	for _, tc := range []struct {
+		name    string
+		newIter func(storage.IterOptions) (*storage.Iterator, error)
+	}{
+		// A new iterator per read, as Gets made them before the pool.
+		{"new-iter", r.engine.NewIter},
+		// A pooled iterator, as Get takes now.
+		{"pooled", r.engine.NewPooledIter},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			var upper []byte
+			stop := cpuMeter(b)
+			i := 0
+			for b.Loop() {
+				k := keys[i%len(keys)]
+				upper = storage.RowUpperBound(upper[:0], k)
+				it, err := tc.newIter(storage.IterOptions{Lower: k, Upper: upper})
+				if err != nil {
+					b.Fatal(err)
+				}
+				n := 0
+				for ok := it.SeekPrefixGE(k); ok; ok = it.Next() {
+					if _, err := it.Value(); err != nil {
+						b.Fatal(err)
+					}
+					n++
+				}
+				if err := it.Close(); err != nil || n != 10 {
+					b.Fatalf("%d keys, %v", n, err)
+				}
+				i++
 			}
-			n++
-		}
-		if err := it.Close(); err != nil || n != 10 {
-			b.Fatalf("%d keys, %v", n, err)
-		}
-		i++
+			stop()
+		})
 	}
-	stop()
 }

@@ -237,15 +237,19 @@ func (r *Region) addMutation(ctx context.Context, b *storage.Batch, wb *writeBuf
 // latestVersion returns the timestamp of the newest visible version of a
 // column, as HBase resolves a Delete of "the latest version".
 func (r *Region) latestVersion(ctx context.Context, row, family, qualifier []byte) (int64, bool, error) {
-	res, err := r.getLocked(ctx, Get{Row: row, Columns: []Columns{{Family: family, Qualifiers: [][]byte{qualifier}}}})
+	buf := getBufferPool.Get().(*GetBuffer)
+	defer getBufferPool.Put(buf)
+	res, err := r.getLocked(ctx, Get{Row: row, Columns: []Columns{{Family: family, Qualifiers: [][]byte{qualifier}}}}, buf)
 	if err != nil || len(res.Cells) == 0 {
 		return 0, false, err
 	}
 	return res.Cells[0].Timestamp, true, nil
 }
 
-// getLocked is Get for callers already inside the region's gate.
-func (r *Region) getLocked(ctx context.Context, g Get) (Result, error) {
+// getLocked is Get for callers already inside the region's gate. With
+// buf, the result's cells live in buf (see GetInto); without, they own
+// their memory.
+func (r *Region) getLocked(ctx context.Context, g Get, buf *GetBuffer) (Result, error) {
 	q, err := r.newQuery(g.Columns, g.TimeRange, g.MaxVersions, g.Filter, false, g.StoreLimit, g.StoreOffset)
 	if err != nil {
 		return Result{}, err
@@ -253,8 +257,9 @@ func (r *Region) getLocked(ctx context.Context, g Get) (Result, error) {
 	st := getStatePool.Get().(*getState)
 	defer st.release()
 	st.prefix = storage.AppendRowPrefix(st.prefix[:0], r.info.TableID, r.storedRow(g.Row))
-	st.upper = storage.RowUpperBound(st.upper[:0], st.prefix)
-	it, err := r.engine.NewIter(storage.IterOptions{Lower: st.prefix, Upper: st.upper})
+	// Unbounded: the read keeps to the row by prefix iteration (seekGE),
+	// and pooled iterators then need no new bounds.
+	it, err := r.engine.NewPooledIter(storage.IterOptions{})
 	if err != nil {
 		return Result{}, err
 	}
@@ -262,8 +267,32 @@ func (r *Region) getLocked(ctx context.Context, g Get) (Result, error) {
 	st.q = q
 	st.rr.reset(r, &st.q, it)
 	st.rr.pointRead = true
+	if buf != nil {
+		st.rr.arena, st.rr.outBuf = buf.arena[:0], buf.cells[:0]
+	}
 	cells, err := st.rr.readFilteredRow(st.prefix)
+	switch {
+	case buf != nil:
+		buf.arena, buf.cells = st.rr.arena, cells[:0]
+		if n := len(g.Row) + cellBytes(cells); cap(buf.arena) < n {
+			// The row did not fit one chunk: make the next one fit.
+			buf.arena = make([]byte, 0, n)
+		}
+	case len(cells) > 0:
+		// Size the next Get's allocations by this row: rows of a table
+		// tend to look alike.
+		st.rr.cellsHint, st.rr.arenaHint = len(cells), len(g.Row)+cellBytes(cells)
+	}
 	return Result{Cells: cells, Exists: len(cells) > 0}, err
+}
+
+// cellBytes is the qualifier and value bytes of cells.
+func cellBytes(cells []cell.Cell) int {
+	n := 0
+	for i := range cells {
+		n += len(cells[i].Qualifier) + len(cells[i].Value)
+	}
+	return n
 }
 
 // getState is the scratch of one point read, pooled: a Get then allocates
@@ -272,7 +301,6 @@ type getState struct {
 	q      query
 	rr     rowReader
 	prefix []byte
-	upper  []byte
 }
 
 var getStatePool = sync.Pool{New: func() any { return new(getState) }}

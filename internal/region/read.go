@@ -10,7 +10,10 @@ import (
 )
 
 // Get reads one row. An absent row gives an empty Result, not an error.
-func (r *Region) Get(ctx context.Context, g Get) (Result, error) {
+func (r *Region) Get(ctx context.Context, g Get) (Result, error) { return r.get(ctx, g, nil) }
+
+// get is Get, with the result in buf when it is not nil (GetInto).
+func (r *Region) get(ctx context.Context, g Get, buf *GetBuffer) (Result, error) {
 	if err := r.enter(); err != nil {
 		return Result{}, err
 	}
@@ -22,7 +25,7 @@ func (r *Region) Get(ctx context.Context, g Get) (Result, error) {
 	if g.ClosestRowBefore {
 		return r.closestRowBefore(ctx, g)
 	}
-	res, err := r.getLocked(ctx, g)
+	res, err := r.getLocked(ctx, g, buf)
 	if err != nil {
 		return Result{}, err
 	}
@@ -39,7 +42,15 @@ func (rr *rowReader) readFilteredRow(rowPrefix []byte) ([]cell.Cell, error) {
 	if !rr.seekRow(rowPrefix) || !bytes.HasPrefix(rr.it.Key(), rowPrefix) {
 		return nil, rr.it.Error()
 	}
-	return rr.readRowAt(rowPrefix, make([]cell.Cell, 0, 16))
+	out := rr.outBuf
+	if out == nil {
+		n := 16
+		if rr.cellsHint > 0 {
+			n = rr.cellsHint
+		}
+		out = make([]cell.Cell, 0, n)
+	}
+	return rr.readRowAt(rowPrefix, out)
 }
 
 // readRowAt reads the row of rowPrefix, on whose first key the iterator

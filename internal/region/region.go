@@ -123,10 +123,9 @@ type Region struct {
 	requests  requestCounts
 	scanShape scanShape
 
-	mu struct {
-		sync.Mutex
-		desc *TableDescriptor // replaced whole by SetDescriptor
-	}
+	// desc is the table schema, replaced whole by SetDescriptor; every
+	// read loads it, so it is an atomic pointer, not a mutex's field.
+	desc atomic.Pointer[TableDescriptor]
 }
 
 // Open serves info's key range of engine with the table schema desc. The
@@ -155,7 +154,7 @@ func Open(engine *storage.Engine, info Info, desc TableDescriptor, opts Options)
 	r.lower = storage.RegionLowerBound(info.TableID, r.storedRow(info.StartKey))
 	r.upper = storage.RegionUpperBound(info.TableID, r.storedRow(info.EndKey))
 	d := desc
-	r.mu.desc = &d
+	r.desc.Store(&d)
 	r.clock.floor = opts.ClockFloor
 	return r, nil
 }
@@ -165,9 +164,7 @@ func (r *Region) Info() Info { return r.info }
 
 // Descriptor returns the current table schema. Callers must not modify it.
 func (r *Region) Descriptor() *TableDescriptor {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.mu.desc
+	return r.desc.Load()
 }
 
 // SetDescriptor swaps the table schema (alter table) for later operations.
@@ -176,9 +173,7 @@ func (r *Region) SetDescriptor(desc TableDescriptor) error {
 	if err := desc.Validate(); err != nil {
 		return err
 	}
-	r.mu.Lock()
-	r.mu.desc = &desc
-	r.mu.Unlock()
+	r.desc.Store(&desc)
 	return nil
 }
 

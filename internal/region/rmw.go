@@ -87,7 +87,11 @@ func (r *Region) readModifyWrite(ctx context.Context, op *ReadModifyWrite, modif
 	}
 	defer held.release()
 
-	cur, err := r.getLocked(ctx, Get{Row: op.Row, Columns: cols, TimeRange: op.TimeRange})
+	// The old values are read into a pooled buffer: what is written and
+	// returned is built from copies of them.
+	buf := getBufferPool.Get().(*GetBuffer)
+	defer getBufferPool.Put(buf)
+	cur, err := r.getLocked(ctx, Get{Row: op.Row, Columns: cols, TimeRange: op.TimeRange}, buf)
 	if err != nil {
 		return Result{}, err
 	}
@@ -204,7 +208,9 @@ func (r *Region) CheckAndMutate(ctx context.Context, row []byte, cond Condition,
 		return false, err
 	}
 	defer held.release()
-	cur, err := r.getLocked(ctx, g)
+	buf := getBufferPool.Get().(*GetBuffer)
+	defer getBufferPool.Put(buf)
+	cur, err := r.getLocked(ctx, g, buf)
 	if err != nil {
 		return false, err
 	}

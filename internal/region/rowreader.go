@@ -57,7 +57,15 @@ type rowReader struct {
 	pointRead bool
 	// arenaChunk is the size of the last arena allocation.
 	arenaChunk int
-	lastFam    []byte // immutable copy of fam for returned cells
+	// cellsHint and arenaHint size a point read's result and first arena
+	// chunk (Get sets them to the previous row's); 0: the scan defaults.
+	cellsHint, arenaHint int
+	// outBuf, when not nil, is where a point read with a GetBuffer puts
+	// its cells (the arena then is the buffer's too).
+	outBuf []cell.Cell
+	// lastFam is an immutable copy of fam, set by startFamily, that the
+	// returned cells share (rr.fam is reused per family).
+	lastFam []byte
 }
 
 func newRowReader(r *Region, q *query, it *storage.Iterator) *rowReader {
@@ -71,6 +79,7 @@ func (rr *rowReader) reset(r *Region, q *query, it *storage.Iterator) {
 	rr.arena, rr.arenaChunk = nil, 0
 	rr.cur = cell.Cell{}
 	rr.nextHint = nil
+	rr.outBuf = nil
 }
 
 // includeMarker decides whether a delete marker at ts takes part in the
@@ -99,10 +108,14 @@ func (rr *rowReader) read(rowPrefix, row []byte, out []cell.Cell) ([]cell.Cell, 
 	it := rr.it
 	for it.Valid() {
 		key := it.Key()
-		if !bytes.HasPrefix(key, rowPrefix) {
+		// A point read's prefix iteration ends at the row's last key.
+		if !rr.pointRead && !bytes.HasPrefix(key, rowPrefix) {
 			break
 		}
 		if invariants.Enabled {
+			if !bytes.HasPrefix(key, rowPrefix) {
+				panic(fmt.Sprintf("region: key %x outside the row %x being read", key, rowPrefix))
+			}
 			if !first && bytes.Compare(key, rr.prevKey) <= 0 {
 				panic(fmt.Sprintf("region: row keys out of order: %x after %x", key, rr.prevKey))
 			}
@@ -115,7 +128,7 @@ func (rr *rowReader) read(rowPrefix, row []byte, out []cell.Cell) ([]cell.Cell, 
 			k.Family, k.RowPrefixLen = rr.fam, len(rowPrefix)
 			err = storage.DecodeColumn(key, len(rr.famPrefix), &k)
 		} else {
-			k, err = storage.DecodeCellKey(key)
+			k, err = storage.DecodeCellKeyInRow(key, len(rowPrefix))
 		}
 		if err != nil {
 			return out, err
@@ -234,6 +247,9 @@ func (rr *rowReader) startFamily(family []byte) bool {
 		return false
 	}
 	rr.quals = quals
+	if !bytes.Equal(rr.lastFam, family) {
+		rr.lastFam = append([]byte(nil), family...)
+	}
 	rr.maxVersions = min(rr.q.maxVersions, rr.fd.MaxVersions)
 	rr.ttlCutoff = -1 << 63
 	if ttl := rr.fd.ttlMillis(); ttl > 0 {
@@ -246,11 +262,16 @@ func (rr *rowReader) next() { rr.it.Next() }
 
 // seekRow positions on the first key of a row. Point reads use prefix
 // iteration (bloom filters, no look past the row); scans a plain seek.
-func (rr *rowReader) seekRow(rowPrefix []byte) bool {
+func (rr *rowReader) seekRow(rowPrefix []byte) bool { return rr.seekGE(rowPrefix) }
+
+// seekGE moves to the first key >= key. A point read stays in prefix
+// iteration (key starts with the row's prefix), so its iterator needs no
+// bounds: it never looks past the row.
+func (rr *rowReader) seekGE(key []byte) bool {
 	if rr.pointRead {
-		return rr.it.SeekPrefixGE(rowPrefix)
+		return rr.it.SeekPrefixGE(key)
 	}
-	return rr.it.SeekGE(rowPrefix)
+	return rr.it.SeekGE(key)
 }
 
 // seekPastPrefix moves to the first key that does not start with prefix,
@@ -266,7 +287,7 @@ func (rr *rowReader) seekPastPrefix(prefix []byte) {
 		}
 	}
 	rr.seekBuf[len(rr.seekBuf)-1]++
-	rr.it.SeekGE(rr.seekBuf)
+	rr.seekGE(rr.seekBuf)
 }
 
 // nextsBeforeSeek is how many keys seekPastPrefix steps over before it
@@ -282,7 +303,7 @@ func (rr *rowReader) seekNextWantedColumn(cur []byte) {
 		return
 	}
 	rr.seekBuf = storage.AppendColumnPrefix(rr.seekBuf[:0], rr.famPrefix, rr.quals[i])
-	rr.it.SeekGE(rr.seekBuf)
+	rr.seekGE(rr.seekBuf)
 }
 
 // emit runs a cell that passed the store-level checks through the filter
@@ -380,7 +401,7 @@ func (rr *rowReader) seekHint(c *cell.Cell) bool {
 		rr.nextHint = append(rr.nextHint[:0], rr.seekBuf...)
 		return true
 	}
-	rr.it.SeekGE(rr.seekBuf)
+	rr.seekGE(rr.seekBuf)
 	return false
 }
 
@@ -397,7 +418,7 @@ func (rr *rowReader) own(c cell.Cell) cell.Cell {
 	c.Qualifier = rr.arena[start:mid:mid]
 	c.Value = rr.arena[mid:end:end]
 	if bytes.Equal(c.Family, rr.fam) {
-		c.Family = rr.famOwned()
+		c.Family = rr.lastFam
 	} else {
 		c.Family = append([]byte(nil), c.Family...)
 	}
@@ -418,28 +439,23 @@ func (rr *rowReader) appendOwned(out *[]cell.Cell, k *storage.CellKey, value []b
 	mid := len(rr.arena)
 	rr.arena = append(rr.arena, value...)
 	end := len(rr.arena)
-	*out = append(*out, cell.Cell{Row: rr.row, Family: rr.famOwned(), Qualifier: rr.arena[start:mid:mid],
+	*out = append(*out, cell.Cell{Row: rr.row, Family: rr.lastFam, Qualifier: rr.arena[start:mid:mid],
 		Timestamp: k.Timestamp, Type: cell.Type(k.Type), Value: rr.arena[mid:end:end]})
 }
 
-// famOwned returns an immutable copy of the current family name; rr.fam is
-// reused per family, so cells need their own.
-func (rr *rowReader) famOwned() []byte {
-	if rr.lastFam != nil && bytes.Equal(rr.lastFam, rr.fam) {
-		return rr.lastFam
-	}
-	rr.lastFam = append([]byte(nil), rr.fam...)
-	return rr.lastFam
-}
-
 // reserve makes room for n more bytes in the arena. Chunks double from
-// 2 KiB to 64 KiB: a point get of a small row costs one allocation, a scan
-// a few per batch of rows.
+// 2 KiB (or a point read's hint) to 64 KiB: a point get of a small row
+// costs one allocation, a scan a few per batch of rows.
 func (rr *rowReader) reserve(n int) {
-	if cap(rr.arena)-len(rr.arena) < n {
-		rr.arenaChunk = min(max(2*rr.arenaChunk, 2<<10), 64<<10)
-		rr.arena = make([]byte, 0, max(n, rr.arenaChunk))
+	if cap(rr.arena)-len(rr.arena) >= n {
+		return
 	}
+	chunk := min(max(2*rr.arenaChunk, 2<<10), 64<<10)
+	if rr.arenaChunk == 0 && rr.arenaHint > 0 {
+		chunk = rr.arenaHint
+	}
+	rr.arenaChunk = chunk
+	rr.arena = make([]byte, 0, max(n, chunk))
 }
 
 // ownBytes copies b into the arena.

@@ -69,6 +69,8 @@ type Engine struct {
 	// trackers record the rows written in key spans (region moves); nil
 	// when none is active, so a commit pays one atomic load.
 	trackers atomic.Pointer[[]*Tracker]
+	// iters pools iterators for short reads (iterpool.go).
+	iters *iterPool
 	// gate is held shared by every operation that reaches Pebble and
 	// exclusively by Close, so Close never pulls Pebble from under a call.
 	gate   sync.RWMutex
@@ -83,6 +85,7 @@ func Open(opts Options) (*Engine, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
+	iters := newIterPool()
 	cache := pebble.NewCache(opts.CacheSize)
 	defer cache.Unref()
 	po := &pebble.Options{
@@ -96,7 +99,15 @@ func Open(opts Options) (*Engine, error) {
 		FormatMajorVersion:          pebble.FormatNewest,
 		DisableAutomaticCompactions: opts.DisableAutomaticCompactions,
 		Logger:                      slogAdapter{opts.Logger},
-		EventListener:               opts.Events.pebble(opts.Logger),
+		EventListener:               opts.Events.pebble(opts.Logger, iters.reshaped),
+	}
+	// Pebble moves every value but the first of a key prefix into separate
+	// value blocks, betting that older MVCC versions are rarely read. Weir's
+	// prefix is the row (for the bloom filters), so that would put nine of a
+	// ten-cell row's values out of line, and every whole-row read would pay
+	// a value-block lookup per cell. Keep values in the data blocks.
+	po.Experimental.SpanPolicyFunc = func([]byte) (pebble.SpanPolicy, []byte, error) {
+		return pebble.SpanPolicy{DisableValueSeparationBySuffix: true}, nil, nil
 	}
 	for i := range po.Levels {
 		l := &po.Levels[i]
@@ -109,9 +120,10 @@ func Open(opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("storage: opening %s: %w", opts.Dir, err)
 	}
-	e := &Engine{db: db, opts: opts, po: po, stop: make(chan struct{})}
-	e.wg.Add(1)
+	e := &Engine{db: db, opts: opts, po: po, iters: iters, stop: make(chan struct{})}
+	e.wg.Add(2)
 	go e.asyncWALSyncer()
+	go e.iterJanitor()
 	return e, nil
 }
 
@@ -125,6 +137,7 @@ func (e *Engine) Close() error {
 	}
 	close(e.stop)
 	e.wg.Wait()
+	e.iters.drain()
 	var errs []error
 	if e.asyncDirty.Load() {
 		errs = append(errs, e.db.LogData(nil, pebble.Sync))
@@ -207,7 +220,10 @@ func (b *Batch) Commit(d Durability) error {
 	if d == AsyncWAL || d == SkipWAL {
 		opts = pebble.NoSync
 	}
-	if err := b.b.Commit(opts); err != nil {
+	b.e.iters.beginWrite()
+	err := b.b.Commit(opts)
+	b.e.iters.endWrite()
+	if err != nil {
 		return fmt.Errorf("storage: commit: %w", err)
 	}
 	if d == AsyncWAL {
@@ -225,6 +241,10 @@ func (b *Batch) Close() error { return b.b.Close() }
 // next positioning call invalidates.
 type Iterator struct {
 	it *pebble.Iterator
+	// pool is the engine whose pool Close returns the iterator to (nil:
+	// Close closes it); gen is the pool generation it reads as of.
+	pool *Engine
+	gen  uint64
 }
 
 // IterOptions bounds an iterator.
@@ -243,6 +263,10 @@ func (e *Engine) NewIter(o IterOptions) (*Iterator, error) {
 		return nil, err
 	}
 	defer e.exit()
+	return e.newIter(o)
+}
+
+func (e *Engine) newIter(o IterOptions) (*Iterator, error) {
 	it, err := e.db.NewIter(o.pebble())
 	if err != nil {
 		return nil, fmt.Errorf("storage: new iterator: %w", err)
@@ -271,8 +295,14 @@ func (i *Iterator) SetBounds(lower, upper []byte) { i.it.SetBounds(lower, upper)
 // blob could not be read.
 func (i *Iterator) Value() ([]byte, error) { return i.it.ValueAndErr() }
 
-// Close releases the iterator and reports any error it met.
-func (i *Iterator) Close() error { return i.it.Close() }
+// Close releases the iterator (to the pool, for NewPooledIter's) and
+// reports any error it met.
+func (i *Iterator) Close() error {
+	if i.pool != nil {
+		return i.pool.release(i)
+	}
+	return i.it.Close()
+}
 
 // Snapshot is a consistent, read-only view of the store at one instant.
 type Snapshot struct{ s *pebble.Snapshot }

@@ -198,15 +198,29 @@ func DecodeCellKey(key []byte) (CellKey, error) {
 	if len(key) < TableIDLen {
 		return k, fmt.Errorf("%w: %d bytes, shorter than a table id", ErrCorruptKey, len(key))
 	}
-	k.Table = binary.BigEndian.Uint32(key)
-	off := TableIDLen
-	var n int
-	var err error
-	if k.Row, n, err = unescape(key[off:]); err != nil {
+	row, n, err := unescape(key[TableIDLen:])
+	if err != nil {
 		return k, fmt.Errorf("row: %w", err)
 	}
-	off += n
+	k, err = DecodeCellKeyInRow(key, TableIDLen+n)
+	k.Row = row
+	return k, err
+}
+
+// DecodeCellKeyInRow parses a key written by AppendCellKey whose row prefix
+// (table and row, as RowPrefixLen gives it) is known to be
+// key[:rowPrefixLen]: it leaves Row nil and decodes only what follows, so
+// reading a row's cells does not decode the row again for each.
+func DecodeCellKeyInRow(key []byte, rowPrefixLen int) (CellKey, error) {
+	var k CellKey
+	if len(key) < TableIDLen || rowPrefixLen < TableIDLen || rowPrefixLen > len(key) {
+		return k, fmt.Errorf("%w: row prefix of %d bytes in a %d-byte key", ErrCorruptKey, rowPrefixLen, len(key))
+	}
+	k.Table = binary.BigEndian.Uint32(key)
+	off := rowPrefixLen
 	k.RowPrefixLen = off
+	var n int
+	var err error
 	if k.Family, n, err = unescape(key[off:]); err != nil {
 		return k, fmt.Errorf("family: %w", err)
 	}

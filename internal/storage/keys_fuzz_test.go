@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"reflect"
 	"testing"
 )
 
@@ -42,6 +43,10 @@ func FuzzDecodeCellKey(f *testing.F) {
 		}
 		if k.ColumnPrefixLen != len(key)-tsLen-typeLen {
 			t.Fatalf("ColumnPrefixLen = %d for a %d-byte key", k.ColumnPrefixLen, len(key))
+		}
+		in, err := DecodeCellKeyInRow(key, k.RowPrefixLen)
+		if k.Row = nil; err != nil || !reflect.DeepEqual(in, k) {
+			t.Fatalf("DecodeCellKeyInRow(%x, %d) = %+v, %v; DecodeCellKey gives %+v", key, k.RowPrefixLen, in, err, k)
 		}
 	})
 }

@@ -27,9 +27,11 @@ func (a slogAdapter) Fatalf(format string, args ...any) {
 
 // pebble converts the typed listener into Pebble's, logging what nobody
 // listens to at a sensible level.
-func (l EventListener) pebble(log *slog.Logger) *pebble.EventListener {
+// reshaped runs after every flush and compaction.
+func (l EventListener) pebble(log *slog.Logger, reshaped func()) *pebble.EventListener {
 	return &pebble.EventListener{
 		FlushEnd: func(i pebble.FlushInfo) {
+			reshaped()
 			var n uint64
 			for _, t := range i.Output {
 				n += t.Size
@@ -39,6 +41,7 @@ func (l EventListener) pebble(log *slog.Logger) *pebble.EventListener {
 			}
 		},
 		CompactionEnd: func(i pebble.CompactionInfo) {
+			reshaped()
 			var n uint64
 			for _, t := range i.Output.Tables {
 				n += t.Size

@@ -145,7 +145,10 @@ func (e *Engine) CopyTable(ctx context.Context, img *CheckpointImage, src, dst u
 		return info, nil
 	}
 	start = time.Now()
-	if err := e.db.Ingest(ctx, paths); err != nil {
+	e.iters.beginWrite()
+	err := e.db.Ingest(ctx, paths)
+	e.iters.endWrite()
+	if err != nil {
 		return info, fmt.Errorf("storage: ingesting copied table %d: %w", dst, err)
 	}
 	info.Ingest = time.Since(start)
@@ -222,6 +225,7 @@ func (e *Engine) newSSTWriter(path string) (*sstable.Writer, error) {
 	// Write back as we go (as Pebble does for its own SSTs): one fsync of
 	// a whole region's file at the end would stall the WAL's syncs.
 	f = NewSyncingFile(f)
-	return sstable.NewWriter(objstorageprovider.NewFileWritable(f),
-		e.po.MakeWriterOptions(len(e.po.Levels)-1, e.db.TableFormat())), nil
+	wo := e.po.MakeWriterOptions(len(e.po.Levels)-1, e.db.TableFormat())
+	wo.DisableValueBlocks = true // as the engine's own SSTs (see Open)
+	return sstable.NewWriter(objstorageprovider.NewFileWritable(f), wo), nil
 }

@@ -49,7 +49,10 @@ func (e *Engine) Ingest(ctx context.Context, paths []string) error {
 		return err
 	}
 	defer e.exit()
-	if err := e.db.Ingest(ctx, paths); err != nil {
+	e.iters.beginWrite()
+	err := e.db.Ingest(ctx, paths)
+	e.iters.endWrite()
+	if err != nil {
 		return fmt.Errorf("storage: ingest: %w", err)
 	}
 	return nil
