@@ -286,11 +286,11 @@ func (g *quotaGate) Serve(ctx context.Context, c *hbaserpc.Call) (hbaserpc.Respo
 		}
 		return hbaserpc.Response{}, err
 	}
-	release, err := g.acquireSlot(ctx, req.User)
+	slot, err := g.acquireSlot(ctx, req.User, &grant)
 	if err != nil {
 		return hbaserpc.Response{}, err
 	}
-	defer release() // also when the handler panics
+	defer slot.Release() // also when the handler panics
 	resp, err := g.next.Serve(ctx, c)
 	if err == nil {
 		switch req.Kind {

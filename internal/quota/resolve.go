@@ -1,0 +1,147 @@
+package quota
+
+import (
+	"maps"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// resolved is what a request of one (user, namespace, table) meets: its
+// limiters by HBase's precedence (limitersFor) and its user's scheduling
+// class. It is immutable; a settings change makes new ones.
+type resolved struct {
+	lims [maxLimiters]*subjectLimiter
+	n    int8
+	// soft is set when lims[n-1] is the region-server limiter after
+	// another one: soft limits may apply (soft.go).
+	soft     bool
+	priority Priority
+	weight   int // ≥ 1
+	tenant   *tenant
+}
+
+// tenant is a user's state shared by all its (namespace, table) entries
+// and kept across settings changes.
+type tenant struct {
+	// queued counts the user's requests in the Admitter's lane (waiting
+	// or at its head). While it is 0 a request may be admitted without
+	// taking the lane: nobody of the same tenant is ahead of it.
+	queued atomic.Int32
+}
+
+type resolveKey struct{ user, namespace, table string }
+
+// maxResolved bounds a resolve cache: past it the cache starts over (a
+// server that sees more distinct (user, table) pairs than this between two
+// settings changes pays the full lookup again, and keeps its memory
+// bounded).
+const maxResolved = 1 << 16
+
+// resolveCache maps (user, namespace, table) to its resolved entry. Reads
+// are one load of an immutable map, without a lock; misses resolve under
+// mu into dirty, which becomes the read map once the misses since its copy
+// reach a quarter of its size (so each entry is copied O(1) times on
+// average: sync.Map's original scheme, with a typed key that hashes its
+// strings directly). The zero value is empty and ready.
+type resolveCache struct {
+	read atomic.Pointer[map[resolveKey]*resolved]
+
+	mu struct {
+		sync.Mutex
+		// dirty is nil or read's entries plus the newer ones.
+		dirty  map[resolveKey]*resolved
+		misses int
+	}
+}
+
+func (rc *resolveCache) load(k *resolveKey) *resolved {
+	if m := rc.read.Load(); m != nil {
+		return (*m)[*k]
+	}
+	return nil
+}
+
+// resolve returns the entry for req, resolving it on a miss.
+func (c *Checker) resolve(st *checkerState, now int64, req *Request) *resolved {
+	k := resolveKey{req.User, req.Namespace, req.Table}
+	if r := st.resolved.load(&k); r != nil {
+		return r
+	}
+	return c.resolveSlow(st, now, &k, req)
+}
+
+func (c *Checker) resolveSlow(st *checkerState, now int64, k *resolveKey, req *Request) *resolved {
+	rc := &st.resolved
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if r := rc.mu.dirty[*k]; r != nil {
+		rc.missedLocked()
+		return r
+	}
+	if r := rc.load(k); r != nil {
+		return r
+	}
+	r := &resolved{tenant: c.tenantOf(req.User)}
+	r.n = int8(c.limitersFor(st, now, req, &r.lims))
+	r.soft = r.n > 1 && r.lims[r.n-1] == st.rs
+	r.priority, r.weight = PriorityMedium, 1
+	if e := st.users[req.User]; e != nil {
+		r.priority, r.weight = e.priority, max(e.weight, 1)
+	}
+	if rc.mu.dirty == nil {
+		if m := rc.read.Load(); m != nil && len(*m) < maxResolved {
+			rc.mu.dirty = maps.Clone(*m)
+		} else {
+			// Empty, or full: start over.
+			rc.mu.dirty = make(map[resolveKey]*resolved)
+			c.dropIdleTenants()
+		}
+	}
+	// The key's strings are the request's: copy them, into one
+	// allocation, so that the cache keeps no caller's buffer alive and a
+	// lookup's comparison reads one cache line of key bytes, not three.
+	buf := k.user + k.namespace + k.table
+	nu, nn := len(k.user), len(k.user)+len(k.namespace)
+	rc.mu.dirty[resolveKey{buf[:nu], buf[nu:nn], buf[nn:]}] = r
+	rc.missedLocked()
+	return r
+}
+
+// missedLocked counts a miss and publishes dirty when they add up.
+func (rc *resolveCache) missedLocked() {
+	rc.mu.misses++
+	if rc.mu.misses*4 < len(rc.mu.dirty) {
+		return
+	}
+	m := rc.mu.dirty
+	rc.read.Store(&m)
+	rc.mu.dirty, rc.mu.misses = nil, 0
+}
+
+// tenantOf returns user's tenant, creating it.
+func (c *Checker) tenantOf(user string) *tenant {
+	c.tenants.Lock()
+	defer c.tenants.Unlock()
+	t := c.tenants.m[user]
+	if t == nil {
+		t = &tenant{}
+		c.tenants.m[strings.Clone(user)] = t
+	}
+	return t
+}
+
+// dropIdleTenants forgets the tenants with no request in a lane, when a
+// resolve cache starts over, so that users seen once do not accumulate.
+// A request still holding a dropped tenant (resolved just before) and one
+// with the new tenant could overtake each other; both arrived at the same
+// moment, so neither order is wrong.
+func (c *Checker) dropIdleTenants() {
+	c.tenants.Lock()
+	defer c.tenants.Unlock()
+	for u, t := range c.tenants.m {
+		if t.queued.Load() == 0 {
+			delete(c.tenants.m, u)
+		}
+	}
+}
