@@ -89,7 +89,7 @@ func (a *Admitter) Admit(ctx context.Context, req Request) (Grant, error) {
 		now = a.nowFn() // a check later than the arrival: nanoseconds
 	}
 	deadline := now.Add(a.maxWait)
-	t := a.acquireLane(req.User, r.tenant)
+	t := a.acquireLane(req.User, a.checker.enqueueTenant(req.User))
 	defer a.releaseLane(req.User, t)
 	if err := t.wait(ctx); err != nil {
 		return Grant{}, err
@@ -128,7 +128,9 @@ type lane struct {
 }
 
 // acquireLane registers a request on its tenant's lane and returns its
-// ticket; ticket.wait then blocks until it is the head.
+// ticket; ticket.wait then blocks until it is the head. tn is the tenant
+// the request is counted on (Checker.enqueueTenant); releaseLane uncounts
+// it.
 func (a *Admitter) acquireLane(user string, tn *tenant) *laneTicket {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -138,7 +140,6 @@ func (a *Admitter) acquireLane(user string, tn *tenant) *laneTicket {
 		a.mu.lanes[user] = l
 	}
 	l.refs++
-	tn.queued.Add(1)
 	t := &laneTicket{a: a, l: l, tn: tn}
 	if !l.busy {
 		l.busy = true

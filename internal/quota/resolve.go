@@ -21,14 +21,26 @@ type resolved struct {
 	tenant   *tenant
 }
 
-// tenant is a user's state shared by all its (namespace, table) entries
-// and kept across settings changes.
+// tenant is a user's state shared by all its (namespace, table) entries.
+// Each user has one canonical tenant at a time (Checker.tenants); a tenant
+// nobody is queued on may be dropped, and is then marked dead.
 type tenant struct {
 	// queued counts the user's requests in the Admitter's lane (waiting
-	// or at its head). While it is 0 a request may be admitted without
-	// taking the lane: nobody of the same tenant is ahead of it.
+	// or at its head), plus tenantDead once dropped. While it is 0 a
+	// request may be admitted without taking the lane: nobody of the same
+	// tenant is ahead of it. A request that takes the lane counts itself
+	// on the canonical tenant (enqueueTenant), which is therefore never
+	// dropped while anyone waits; a dead tenant, still held by an older
+	// resolved entry, never reads 0, so its holders take the lane too.
 	queued atomic.Int32
 }
+
+// tenantDead marks a dropped tenant.
+const tenantDead = 1 << 30
+
+// maxIdleTenants is how many tenants are kept before idle ones are
+// dropped when a resolve cache starts over.
+const maxIdleTenants = 1024
 
 type resolveKey struct{ user, namespace, table string }
 
@@ -119,10 +131,14 @@ func (rc *resolveCache) missedLocked() {
 	rc.mu.dirty, rc.mu.misses = nil, 0
 }
 
-// tenantOf returns user's tenant, creating it.
+// tenantOf returns user's canonical tenant, creating it.
 func (c *Checker) tenantOf(user string) *tenant {
 	c.tenants.Lock()
 	defer c.tenants.Unlock()
+	return c.tenantOfLocked(user)
+}
+
+func (c *Checker) tenantOfLocked(user string) *tenant {
 	t := c.tenants.m[user]
 	if t == nil {
 		t = &tenant{}
@@ -131,16 +147,27 @@ func (c *Checker) tenantOf(user string) *tenant {
 	return t
 }
 
-// dropIdleTenants forgets the tenants with no request in a lane, when a
-// resolve cache starts over, so that users seen once do not accumulate.
-// A request still holding a dropped tenant (resolved just before) and one
-// with the new tenant could overtake each other; both arrived at the same
-// moment, so neither order is wrong.
+// enqueueTenant counts a request of user entering the Admitter's lane on
+// its canonical tenant, which it returns (dequeue with queued.Add(-1)).
+func (c *Checker) enqueueTenant(user string) *tenant {
+	c.tenants.Lock()
+	defer c.tenants.Unlock()
+	t := c.tenantOfLocked(user)
+	t.queued.Add(1)
+	return t
+}
+
+// dropIdleTenants forgets the tenants nobody is queued on, once there are
+// many, when a resolve cache starts over, so that users seen once do not
+// accumulate.
 func (c *Checker) dropIdleTenants() {
 	c.tenants.Lock()
 	defer c.tenants.Unlock()
+	if len(c.tenants.m) <= maxIdleTenants {
+		return
+	}
 	for u, t := range c.tenants.m {
-		if t.queued.Load() == 0 {
+		if t.queued.CompareAndSwap(0, tenantDead) {
 			delete(c.tenants.m, u)
 		}
 	}
