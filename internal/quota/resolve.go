@@ -11,14 +11,17 @@ import (
 // limiters by HBase's precedence (limitersFor) and its user's scheduling
 // class. It is immutable; a settings change makes new ones.
 type resolved struct {
-	lims [maxLimiters]*subjectLimiter
-	n    int8
+	lims   [maxLimiters]*subjectLimiter
+	tenant *tenant
+	weight int // ≥ 1
+	n      int8
 	// soft is set when lims[n-1] is the region-server limiter after
 	// another one: soft limits may apply (soft.go).
 	soft     bool
 	priority Priority
-	weight   int // ≥ 1
-	tenant   *tenant
+	// own is the user's tenant when this entry was the first to need it:
+	// a request then reads its tenant from the entry's own cache line.
+	own tenant
 }
 
 // tenant is a user's state shared by all its (namespace, table) entries.
@@ -94,7 +97,8 @@ func (c *Checker) resolveSlow(st *checkerState, now int64, k *resolveKey, req *R
 	if r := rc.load(k); r != nil {
 		return r
 	}
-	r := &resolved{tenant: c.tenantOf(req.User)}
+	r := &resolved{}
+	r.tenant = c.tenantOf(req.User, &r.own)
 	r.n = int8(c.limitersFor(st, now, req, &r.lims))
 	r.soft = r.n > 1 && r.lims[r.n-1] == st.rs
 	r.priority, r.weight = PriorityMedium, 1
@@ -131,17 +135,18 @@ func (rc *resolveCache) missedLocked() {
 	rc.mu.dirty, rc.mu.misses = nil, 0
 }
 
-// tenantOf returns user's canonical tenant, creating it.
-func (c *Checker) tenantOf(user string) *tenant {
+// tenantOf returns user's canonical tenant, making fresh it if there is
+// none.
+func (c *Checker) tenantOf(user string, fresh *tenant) *tenant {
 	c.tenants.Lock()
 	defer c.tenants.Unlock()
-	return c.tenantOfLocked(user)
+	return c.tenantOfLocked(user, fresh)
 }
 
-func (c *Checker) tenantOfLocked(user string) *tenant {
+func (c *Checker) tenantOfLocked(user string, fresh *tenant) *tenant {
 	t := c.tenants.m[user]
 	if t == nil {
-		t = &tenant{}
+		t = fresh
 		c.tenants.m[strings.Clone(user)] = t
 	}
 	return t
@@ -152,7 +157,7 @@ func (c *Checker) tenantOfLocked(user string) *tenant {
 func (c *Checker) enqueueTenant(user string) *tenant {
 	c.tenants.Lock()
 	defer c.tenants.Unlock()
-	t := c.tenantOfLocked(user)
+	t := c.tenantOfLocked(user, &tenant{})
 	t.queued.Add(1)
 	return t
 }
