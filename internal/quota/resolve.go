@@ -97,6 +97,16 @@ func (c *Checker) resolveSlow(st *checkerState, now int64, k *resolveKey, req *R
 	if r := rc.load(k); r != nil {
 		return r
 	}
+	if rc.mu.dirty == nil {
+		if m := rc.read.Load(); m != nil && len(*m) < maxResolved {
+			rc.mu.dirty = maps.Clone(*m)
+		} else {
+			// Empty, or full: start over. Before the tenant is looked
+			// up below, so that this entry never holds a dropped one.
+			rc.mu.dirty = make(map[resolveKey]*resolved)
+			c.dropIdleTenants()
+		}
+	}
 	r := &resolved{}
 	r.tenant = c.tenantOf(req.User, &r.own)
 	r.n = int8(c.limitersFor(st, now, req, &r.lims))
@@ -104,15 +114,6 @@ func (c *Checker) resolveSlow(st *checkerState, now int64, k *resolveKey, req *R
 	r.priority, r.weight = PriorityMedium, 1
 	if e := st.users[req.User]; e != nil {
 		r.priority, r.weight = e.priority, max(e.weight, 1)
-	}
-	if rc.mu.dirty == nil {
-		if m := rc.read.Load(); m != nil && len(*m) < maxResolved {
-			rc.mu.dirty = maps.Clone(*m)
-		} else {
-			// Empty, or full: start over.
-			rc.mu.dirty = make(map[resolveKey]*resolved)
-			c.dropIdleTenants()
-		}
 	}
 	// The key's strings are the request's: copy them, into one
 	// allocation, so that the cache keeps no caller's buffer alive and a
