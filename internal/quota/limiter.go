@@ -16,14 +16,14 @@ import (
 // Tokens are kept as float64 so that fractional refills (1 MiB/s over 1 ns)
 // accumulate exactly enough; a limiter starts full.
 type RateLimiter struct {
-	limit float64       // tokens per unit, > 0
-	unit  time.Duration // > 0
-	rate  float64       // tokens per nanosecond: limit / unit
-	avail float64       // may be negative (debt); never above limit
-	last  int64         // clock reading (ns) of the last refill; 0 before first use
+	avail float64 // may be negative (debt); never above limit
+	last  int64   // clock reading (ns) of the last refill; 0 before first use
+	rate  float64 // tokens per nanosecond: limit / unit
+	limit float64 // tokens per unit, > 0
 	// taken counts the tokens consumed since the limiter was made, net of
 	// refunds: usage reporting differences it into a rate.
 	taken float64
+	unit  time.Duration // > 0
 }
 
 // NewRateLimiter returns a full limiter of limit tokens per unit.

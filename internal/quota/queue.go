@@ -20,6 +20,9 @@ type Admitter struct {
 	maxWait time.Duration
 	nowFn   func() time.Time
 	sleepFn func(ctx context.Context, d time.Duration) error
+	// realClock is set when nowFn is time.Now: the admitted path then
+	// reads only the monotonic clock (Checker.clockNow).
+	realClock bool
 
 	mu struct {
 		sync.Mutex
@@ -30,13 +33,14 @@ type Admitter struct {
 // NewAdmitter wraps c. nowFn and sleepFn may be nil (time.Now and a timer
 // that honors ctx); tests inject a fake clock whose sleep advances it.
 func NewAdmitter(c *Checker, nowFn func() time.Time, sleepFn func(context.Context, time.Duration) error) *Admitter {
-	if nowFn == nil {
+	realClock := nowFn == nil
+	if realClock {
 		nowFn = time.Now
 	}
 	if sleepFn == nil {
 		sleepFn = sleepCtx
 	}
-	a := &Admitter{checker: c, mode: c.cfg.Mode, maxWait: c.cfg.MaxWait, nowFn: nowFn, sleepFn: sleepFn}
+	a := &Admitter{checker: c, mode: c.cfg.Mode, maxWait: c.cfg.MaxWait, nowFn: nowFn, sleepFn: sleepFn, realClock: realClock}
 	a.mu.lanes = make(map[string]*lane)
 	return a
 }
@@ -57,14 +61,35 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 // ErrThrottled) when the request cannot be admitted within MaxWait, or
 // ctx's error.
 func (a *Admitter) Admit(ctx context.Context, req Request) (Grant, error) {
-	now := a.nowFn()
+	var now time.Time
+	var ns int64
+	if a.realClock {
+		ns = a.checker.clockNow()
+	} else {
+		now = a.nowFn()
+		ns = a.checker.clock(now)
+	}
+	r := a.checker.resolve(a.checker.state.Load(), ns, &req)
 	if a.mode == ModeReject {
-		g, err := a.checker.Check(now, req)
-		noteRejected(err)
+		g, err := a.checker.check(r, ns, &req)
+		if err != nil {
+			noteRejected(err)
+		}
 		return g, err
 	}
+	// Nobody of this tenant is queued: a request whose tokens are there
+	// passes without taking the lane (no lock, no allocation). One that
+	// must wait joins the lane behind those that arrived meanwhile.
+	if r.tenant.queued.Load() == 0 {
+		if g, err := a.checker.check(r, ns, &req); err == nil || !errors.Is(err, ErrThrottled) {
+			return g, err
+		}
+	}
+	if a.realClock {
+		now = a.nowFn() // a check later than the arrival: nanoseconds
+	}
 	deadline := now.Add(a.maxWait)
-	t := a.acquireLane(req.User)
+	t := a.acquireLane(req.User, a.checker.enqueueTenant(req.User))
 	defer a.releaseLane(req.User, t)
 	if err := t.wait(ctx); err != nil {
 		return Grant{}, err
@@ -103,8 +128,10 @@ type lane struct {
 }
 
 // acquireLane registers a request on its tenant's lane and returns its
-// ticket; ticket.wait then blocks until it is the head.
-func (a *Admitter) acquireLane(user string) *laneTicket {
+// ticket; ticket.wait then blocks until it is the head. tn is the tenant
+// the request is counted on (Checker.enqueueTenant); releaseLane uncounts
+// it.
+func (a *Admitter) acquireLane(user string, tn *tenant) *laneTicket {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	l := a.mu.lanes[user]
@@ -113,7 +140,7 @@ func (a *Admitter) acquireLane(user string) *laneTicket {
 		a.mu.lanes[user] = l
 	}
 	l.refs++
-	t := &laneTicket{a: a, l: l}
+	t := &laneTicket{a: a, l: l, tn: tn}
 	if !l.busy {
 		l.busy = true
 		t.head = true
@@ -128,6 +155,7 @@ func (a *Admitter) acquireLane(user string) *laneTicket {
 type laneTicket struct {
 	a    *Admitter
 	l    *lane
+	tn   *tenant       // its queued count includes this ticket
 	ch   chan struct{} // closed when this ticket becomes the head
 	head bool
 	// blockedOn is the limiter this request last waited on, if any.
@@ -175,6 +203,7 @@ func (a *Admitter) releaseLane(user string, t *laneTicket) {
 		}
 	}
 	l.refs--
+	t.tn.queued.Add(-1)
 	if l.refs == 0 {
 		delete(a.mu.lanes, user)
 	}

@@ -110,17 +110,20 @@ func (c *Checker) cost(kind Kind, reqs, bytes int64, a *amounts) uint16 {
 // subjectLimiter holds the rate limiters of one subject (HBase's
 // TimeBasedLimiter: one per throttle type).
 type subjectLimiter struct {
-	subject   Subject
-	isDefault bool // the default user quota of subject.User
-
-	mu struct {
-		sync.Mutex
-		// set has bit t set when type t is limited; rl[t] is its limiter.
+	// tok is the token state, first so that a check's fields share the
+	// object's first cache lines. It is guarded by the owning Checker's
+	// tokMu, not by a lock of its own: a request locks once for all the
+	// limiters it meets, so that it is charged to all of them or to none
+	// atomically (see Checker.tokMu).
+	tok struct {
+		// set has bit t set when type t is limited.
 		set uint16
-		// admitted counts the requests this limiter admitted (next to the
-		// lock and set: a check touches no extra cache line for it).
+		// admitted counts the requests this limiter admitted.
 		admitted uint64
-		rl       [numThrottleTypes + 1]RateLimiter
+		// rl holds the limited types' limiters densely, in type order:
+		// type t's is rl[rank(t)] (rlOf), so a limiter of one or two types
+		// fits in two cache lines.
+		rl [numThrottleTypes]RateLimiter
 		// tq[t] is type t's throttle as set; factor[t] scales it to this
 		// server's limit (its share of a CLUSTER or per-host limit). Only
 		// updates and usage snapshots read them.
@@ -129,75 +132,74 @@ type subjectLimiter struct {
 	}
 	// use is the usage accounting kept outside the lock (usage.go).
 	use limiterUse
+
+	subject   Subject
+	isDefault bool // the default user quota of subject.User
 }
 
-// setLimits installs the throttles, keeping the balances of types that stay
-// limited (RateLimiter.Update).
-func (l *subjectLimiter) setLimits(now int64, ths map[ThrottleType]TimedQuota, factor func(ThrottleType, Scope) float64) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+// rank is the index in rl of type t's limiter, given the set of limited
+// types: the number of limited types below t.
+func rank(set uint16, t ThrottleType) int {
+	return bits.OnesCount16(set & (1<<t - 1))
+}
+
+// rlOf returns limited type t's limiter. The caller holds tokMu.
+func (l *subjectLimiter) rlOf(t ThrottleType) *RateLimiter {
+	return &l.tok.rl[rank(l.tok.set, t)]
+}
+
+// setLimitsLocked installs the throttles, keeping the balances of types
+// that stay limited (RateLimiter.Update). The caller holds the Checker's
+// tokMu, or is the only one to know l.
+func (l *subjectLimiter) setLimitsLocked(now int64, ths map[ThrottleType]TimedQuota, factor func(ThrottleType, Scope) float64) {
 	var set uint16
+	for t := range ths {
+		set |= 1 << t
+	}
+	var rl [numThrottleTypes]RateLimiter
 	for t, tq := range ths {
 		f := factor(t, tq.Scope)
 		limit := float64(tq.Limit.Amount) * f
-		if l.mu.set&(1<<t) != 0 {
-			l.mu.rl[t].updateNs(now, limit, tq.Limit.Per)
+		r := &rl[rank(set, t)]
+		if l.tok.set&(1<<t) != 0 {
+			*r = *l.rlOf(t)
+			r.updateNs(now, limit, tq.Limit.Per)
 		} else {
-			l.mu.rl[t] = NewRateLimiter(limit, tq.Limit.Per)
+			*r = NewRateLimiter(limit, tq.Limit.Per)
 		}
-		l.mu.tq[t], l.mu.factor[t] = tq, f
-		set |= 1 << t
+		l.tok.tq[t], l.tok.factor[t] = tq, f
 	}
-	l.mu.set = set
+	l.tok.set, l.tok.rl = set, rl
 }
 
-// tryConsume takes the request's amounts from every limited type it counts
-// against, or from none. On failure it reports the type with the longest
-// wait (the binding one; HBase reports the first exceeded in its check
-// order, which for a retry hint is the less useful choice) and that wait.
-func (l *subjectLimiter) tryConsume(now int64, a *amounts, mask uint16) (bool, ThrottleType, time.Duration) {
-	l.mu.Lock()
-	m := mask & l.mu.set
+// checkLocked reports whether the request's amounts may be taken from every
+// limited type it counts against, taking nothing. If not, it reports the
+// type with the longest wait (the binding one; HBase reports the first
+// exceeded in its check order, which for a retry hint is the less useful
+// choice) and that wait. The caller holds tokMu.
+func (l *subjectLimiter) checkLocked(now int64, a *amounts, mask uint16) (ThrottleType, time.Duration) {
 	var worstT ThrottleType
 	var worst time.Duration
-	for b := m; b != 0; b &= b - 1 {
+	set := l.tok.set
+	for b := mask & set; b != 0; b &= b - 1 {
 		t := ThrottleType(bits.TrailingZeros16(b))
-		if ok, w := l.mu.rl[t].checkNs(now, a[t]); !ok && (worstT == 0 || w > worst) {
+		if ok, w := l.tok.rl[rank(set, t)].checkNs(now, a[t]); !ok && (worstT == 0 || w > worst) {
 			worstT, worst = t, w
 		}
 	}
-	if worstT != 0 {
-		l.mu.Unlock()
-		return false, worstT, worst
-	}
-	for b := m; b != 0; b &= b - 1 {
-		t := ThrottleType(bits.TrailingZeros16(b))
-		l.mu.rl[t].adjust(float64(a[t]))
-	}
-	l.mu.admitted++
-	l.mu.Unlock()
-	return true, 0, 0
+	return worstT, worst
 }
 
-// refund gives back what tryConsume took for a request that another
-// limiter refused.
-func (l *subjectLimiter) refund(a *amounts, mask uint16) {
-	l.adjust(a, mask, -1)
-	l.mu.Lock()
-	l.mu.admitted--
-	l.mu.Unlock()
-}
-
-// adjust takes sign × a[t] from each limited type in mask.
-func (l *subjectLimiter) adjust(a *amounts, mask uint16, sign int64) {
-	l.mu.Lock()
-	for b := mask & l.mu.set; b != 0; b &= b - 1 {
+// adjustLocked takes sign × a[t] from each limited type in mask. The
+// caller holds tokMu.
+func (l *subjectLimiter) adjustLocked(a *amounts, mask uint16, sign int64) {
+	set := l.tok.set
+	for b := mask & set; b != 0; b &= b - 1 {
 		t := ThrottleType(bits.TrailingZeros16(b))
 		if a[t] != 0 {
-			l.mu.rl[t].adjust(float64(sign * a[t]))
+			l.tok.rl[rank(set, t)].adjust(float64(sign * a[t]))
 		}
 	}
-	l.mu.Unlock()
 }
 
 type tableKey struct{ ns, table string }
@@ -221,16 +223,32 @@ type checkerState struct {
 	namespaces map[string]*subjectLimiter
 	rs         *subjectLimiter
 	all        map[Subject]*subjectLimiter
+	// resolved caches limitersFor per (user, namespace, table): a request
+	// makes one lookup (resolve.go). It belongs to this snapshot, so an
+	// Update starts an empty one.
+	resolved resolveCache
 }
 
 // Checker enforces Settings on requests. It is safe for concurrent use: the
-// lookup tables are an immutable snapshot swapped atomically by Update, and
-// each subject's limiters have their own mutex. Check neither allocates nor
-// takes a global lock for users with quota settings.
+// lookup tables are an immutable snapshot swapped atomically by Update, a
+// request finds its limiters with one lookup in the snapshot's cache, and
+// the token state of all limiters is guarded by one mutex, taken once per
+// check and once per charge. Check does not allocate once a (user, table)
+// has been seen.
 type Checker struct {
 	cfg          Config
 	base         time.Time // the limiters' clock reads now.Sub(base) + 1
 	defaultQuota map[ThrottleType]TimedQuota
+
+	// tokMu guards every subjectLimiter.tok of this Checker. One lock for
+	// all limiters makes a request's charge all-or-nothing atomically
+	// (HBase: a request that fails one limiter consumes from none, and no
+	// other request sees tokens that a refused one took for a moment), and
+	// costs a request one lock instead of one per limiter. It is held for
+	// tens of nanoseconds: a server would need tens of millions of calls a
+	// second to make it the bottleneck, and with a REGIONSERVER quota every
+	// call meets the same limiter anyway.
+	tokMu sync.Mutex
 
 	state atomic.Pointer[checkerState]
 	// split, once SetSplit is called, scales shared limits (share.go).
@@ -245,6 +263,11 @@ type Checker struct {
 		// created on their first request. Entries are dropped when the user
 		// gets settings; otherwise they are kept (HBase evicts idle ones).
 		m map[string]*subjectLimiter
+	}
+	// tenants holds each user's tenant (resolve.go), kept across Updates.
+	tenants struct {
+		sync.Mutex
+		m map[string]*tenant
 	}
 }
 
@@ -262,6 +285,7 @@ func NewChecker(cfg Config, st Settings, now time.Time) (*Checker, error) {
 		}
 	}
 	c.defaults.m = make(map[string]*subjectLimiter)
+	c.tenants.m = make(map[string]*tenant)
 	if err := c.Update(st, now); err != nil {
 		return nil, err
 	}
@@ -313,8 +337,12 @@ func (c *Checker) Update(st Settings, now time.Time) error {
 		}
 		if l == nil {
 			l = &subjectLimiter{subject: s}
+			l.setLimitsLocked(c.clock(now), q.Throttles, c.factorFor(s)) // not shared yet
+		} else {
+			c.tokMu.Lock()
+			l.setLimitsLocked(c.clock(now), q.Throttles, c.factorFor(s))
+			c.tokMu.Unlock()
 		}
-		l.setLimits(c.clock(now), q.Throttles, c.factorFor(s))
 		ns.all[s] = l
 		switch s.Kind() {
 		case SubjectUser:
@@ -378,8 +406,13 @@ func (c *Checker) factor(sp *Split, s Subject, t ThrottleType, sc Scope) float64
 // "not started").
 func (c *Checker) clock(now time.Time) int64 { return int64(now.Sub(c.base)) + 1 }
 
+// clockNow is clock(time.Now()) at half the cost: it reads only the
+// monotonic clock (time.Now reads the wall clock too, and each reading
+// costs about 50 ns on the development VM).
+func (c *Checker) clockNow() int64 { return int64(time.Since(c.base)) + 1 }
+
 // defaultLimiter returns user's default-quota limiter, creating it.
-func (c *Checker) defaultLimiter(user string, now time.Time) *subjectLimiter {
+func (c *Checker) defaultLimiter(user string, now int64) *subjectLimiter {
 	c.defaults.RLock()
 	l := c.defaults.m[user]
 	c.defaults.RUnlock()
@@ -390,7 +423,7 @@ func (c *Checker) defaultLimiter(user string, now time.Time) *subjectLimiter {
 	defer c.defaults.Unlock()
 	if l = c.defaults.m[user]; l == nil {
 		l = &subjectLimiter{subject: UserSubject(user), isDefault: true}
-		l.setLimits(c.clock(now), c.defaultQuota, func(ThrottleType, Scope) float64 { return 1 })
+		l.setLimitsLocked(now, c.defaultQuota, func(ThrottleType, Scope) float64 { return 1 }) // not shared yet
 		c.defaults.m[user] = l
 	}
 	return l
@@ -405,7 +438,7 @@ const maxLimiters = 4
 // user+table, user+namespace and user (or the default user quota when the
 // user has no settings at all); then, unless the user has GLOBAL_BYPASS, the
 // table, namespace and region-server limiters.
-func (c *Checker) limitersFor(st *checkerState, now time.Time, req *Request, out *[maxLimiters]*subjectLimiter) int {
+func (c *Checker) limitersFor(st *checkerState, now int64, req *Request, out *[maxLimiters]*subjectLimiter) int {
 	ns := req.Namespace
 	if ns == "" {
 		ns = DefaultNamespace
@@ -450,39 +483,45 @@ func (c *Checker) limitersFor(st *checkerState, now time.Time, req *Request, out
 }
 
 // Check takes req's estimated cost from every applicable limiter, or from
-// none: if one limiter refuses, those already charged are refunded and the
-// error is a *ThrottledError with that limiter's binding type and the time
-// until its tokens are due. On success the Grant corrects the estimate
-// after the fact. Check does not allocate on success.
+// none: if one limiter refuses, nothing is taken and the error is a
+// *ThrottledError with the first refusing limiter's binding type and the
+// time until its tokens are due. On success the Grant corrects the estimate
+// after the fact. Check does not allocate on success once req's user and
+// table have been seen.
 func (c *Checker) Check(now time.Time, req Request) (Grant, error) {
-	st := c.state.Load()
-	var g Grant
-	n := c.limitersFor(st, now, &req, &g.lims)
+	st, ns := c.state.Load(), c.clock(now)
+	return c.check(c.resolve(st, ns, &req), ns, &req)
+}
+
+// check is Check with the limiters resolved; ns is the clock reading.
+func (c *Checker) check(r *resolved, ns int64, req *Request) (Grant, error) {
+	n := int(r.n)
 	if n == 0 {
-		return Grant{}, nil
+		return Grant{res: r}, nil
 	}
 	var a amounts
 	mask := c.cost(req.Kind, req.Reqs, req.EstBytes, &a)
-	ns := c.clock(now)
+	c.tokMu.Lock()
 	// Soft limits: the region-server limiter alone decides (soft.go).
-	soft := n > 1 && g.lims[n-1] == st.rs && c.exceed.Load()
-	if soft {
-		if err := c.checkSoft(&g, n, ns, &a, mask); err != nil {
+	if r.soft && c.exceed.Load() {
+		if err := c.checkSoftLocked(r, ns, &a, mask); err != nil {
+			c.tokMu.Unlock()
 			return Grant{}, err
 		}
-	}
-	for i := 0; !soft && i < n; i++ {
-		ok, t, wait := g.lims[i].tryConsume(ns, &a, mask)
-		if !ok {
-			for j := 0; j < i; j++ {
-				g.lims[j].refund(&a, mask)
+	} else {
+		for _, l := range r.lims[:n] {
+			if t, wait := l.checkLocked(ns, &a, mask); t != 0 {
+				c.tokMu.Unlock()
+				return Grant{}, &ThrottledError{Type: t, Wait: wait, lim: l}
 			}
-			return Grant{}, &ThrottledError{Type: t, Wait: wait, lim: g.lims[i]}
+		}
+		for _, l := range r.lims[:n] {
+			l.adjustLocked(&a, mask, 1)
+			l.tok.admitted++
 		}
 	}
-	g.c, g.n, g.mask = c, int8(n), mask
-	g.kind, g.reqs, g.bytes = req.Kind, req.Reqs, req.EstBytes
-	return g, nil
+	c.tokMu.Unlock()
+	return Grant{c: c, res: r, mask: mask, kind: req.Kind, reqs: req.Reqs, bytes: req.EstBytes}, nil
 }
 
 // Tenant returns the user's scheduling class and weight (weight ≥ 1).
@@ -498,13 +537,22 @@ func (c *Checker) Tenant(user string) (Priority, int) {
 // safe for concurrent use on the same Grant. The zero Grant (no limiter
 // applied) does nothing.
 type Grant struct {
-	c     *Checker
-	lims  [maxLimiters]*subjectLimiter
-	n     int8
+	c     *Checker // nil: no limiter was charged
+	res   *resolved
 	mask  uint16
 	kind  Kind
 	reqs  int64
 	bytes int64 // bytes charged so far
+}
+
+// Tenant returns the request's user's scheduling class and weight (weight
+// ≥ 1) as they were when it was admitted: what Checker.Tenant returns,
+// without another lookup.
+func (g *Grant) Tenant() (Priority, int) {
+	if g.res == nil {
+		return PriorityMedium, 1
+	}
+	return g.res.priority, g.res.weight
 }
 
 // Charge replaces the estimated bytes with the actual ones: the difference
@@ -524,9 +572,11 @@ func (g *Grant) Charge(actualBytes int64) {
 	for t := range d {
 		d[t] = after[t] - before[t]
 	}
-	for i := int8(0); i < g.n; i++ {
-		g.lims[i].adjust(&d, g.mask&bitsBytes, 1)
+	g.c.tokMu.Lock()
+	for _, l := range g.res.lims[:g.res.n] {
+		l.adjustLocked(&d, g.mask&bitsBytes, 1)
 	}
+	g.c.tokMu.Unlock()
 	g.bytes = actualBytes
 }
 
@@ -538,15 +588,17 @@ func (g *Grant) ChargeHandlerTime(d time.Duration) {
 	}
 	var a amounts
 	a[RequestHandlerUsageMs] = ceilMillis(d)
-	for i := int8(0); i < g.n; i++ {
-		g.lims[i].adjust(&a, 1<<RequestHandlerUsageMs, 1)
+	g.c.tokMu.Lock()
+	for _, l := range g.res.lims[:g.res.n] {
+		l.adjustLocked(&a, 1<<RequestHandlerUsageMs, 1)
 	}
+	g.c.tokMu.Unlock()
 }
 
 // describe lists the limiters that apply to req, for tests and debugging.
 func (c *Checker) describe(now time.Time, req Request) []string {
 	var lims [maxLimiters]*subjectLimiter
-	n := c.limitersFor(c.state.Load(), now, &req, &lims)
+	n := c.limitersFor(c.state.Load(), c.clock(now), &req, &lims)
 	out := make([]string, n)
 	for i, l := range lims[:n] {
 		out[i] = l.subject.String()

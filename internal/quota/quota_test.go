@@ -172,7 +172,7 @@ func TestCheckRefundsAndCharges(t *testing.T) {
 	}
 	// The user limiter was refunded: 7 left, not 6.
 	ul := c.state.Load().users["u"].global
-	if got := ul.mu.rl[RequestNumber].avail; got != 7 {
+	if got := ul.rlOf(RequestNumber).avail; got != 7 {
 		t.Fatalf("user balance %v, want 7", got)
 	}
 	// Charge after the fact: the read took 20 KiB, not 100 bytes.
@@ -182,7 +182,7 @@ func TestCheckRefundsAndCharges(t *testing.T) {
 		t.Fatal(err)
 	}
 	g.Charge(20 << 10)
-	if got := ul.mu.rl[ReadSize].avail; got != 10<<10-3*100-20<<10 {
+	if got := ul.rlOf(ReadSize).avail; got != 10<<10-3*100-20<<10 {
 		t.Fatalf("read size balance %v", got)
 	}
 	_, err = c.Check(epoch.Add(time.Second), other)

@@ -96,7 +96,35 @@ func prioIndex(p Priority) int {
 // Acquire takes a slot for tenant, waiting if all are busy. weight < 1
 // means 1. It returns a release function to call exactly once when the work
 // is done (extra calls do nothing), or ctx's error if ctx ends first.
+// AcquireSlot is the same without allocating.
 func (s *Scheduler) Acquire(ctx context.Context, tenant string, prio Priority, weight int) (release func(), err error) {
+	sl, err := s.AcquireSlot(ctx, tenant, prio, weight)
+	if err != nil {
+		return nil, err
+	}
+	var once sync.Once
+	return func() { once.Do(sl.Release) }, nil
+}
+
+// Slot is an execution slot taken by AcquireSlot. The zero Slot holds
+// nothing.
+type Slot struct{ s *Scheduler }
+
+// Release gives the slot back (to the next waiter that may take it). Call
+// it once when the work is done; later calls on the same Slot do nothing.
+// Not safe for concurrent use on one Slot.
+func (sl *Slot) Release() {
+	if s := sl.s; s != nil {
+		sl.s = nil
+		s.release()
+	}
+}
+
+// AcquireSlot takes a slot for tenant, waiting if all are busy. weight < 1
+// means 1. It returns the Slot to release when the work is done, or ctx's
+// error if ctx ends first. A slot taken at once (not all busy) costs one
+// lock and no allocation.
+func (s *Scheduler) AcquireSlot(ctx context.Context, tenant string, prio Priority, weight int) (Slot, error) {
 	if weight < 1 {
 		weight = 1
 	}
@@ -105,7 +133,7 @@ func (s *Scheduler) Acquire(ctx context.Context, tenant string, prio Priority, w
 	if s.mu.inUse < s.limit(p) {
 		s.mu.inUse++
 		s.mu.Unlock()
-		return s.releaser(), nil
+		return Slot{s}, nil
 	}
 	if s.mu.last == nil {
 		s.mu.last = make(map[tenantClass]float64)
@@ -120,24 +148,19 @@ func (s *Scheduler) Acquire(ctx context.Context, tenant string, prio Priority, w
 
 	select {
 	case <-w.ch:
-		return s.releaser(), nil
+		return Slot{s}, nil
 	case <-ctx.Done():
 		s.mu.Lock()
 		if w.index >= 0 {
 			heap.Remove(&s.mu.queues[p], w.index)
 			s.mu.Unlock()
-			return nil, ctx.Err()
+			return Slot{}, ctx.Err()
 		}
 		s.mu.Unlock()
 		// Admitted just as ctx ended: hand the slot on.
-		s.releaser()()
-		return nil, ctx.Err()
+		s.release()
+		return Slot{}, ctx.Err()
 	}
-}
-
-func (s *Scheduler) releaser() func() {
-	var once sync.Once
-	return func() { once.Do(s.release) }
 }
 
 // limit is how many slots may be in use when a call of priority index p

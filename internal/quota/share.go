@@ -82,23 +82,24 @@ func (c *Checker) SetSplit(sp Split, now time.Time) error {
 	c.split.Store(&sp)
 	clock := c.clock(now)
 	for s, l := range c.state.Load().all {
-		l.rescale(clock, c, &sp, s)
+		c.tokMu.Lock() // per limiter: requests wait for one limiter, not all
+		l.rescaleLocked(clock, c, &sp, s)
+		c.tokMu.Unlock()
 	}
 	return nil
 }
 
-// rescale applies new factors to the limited types whose factor changed.
-func (l *subjectLimiter) rescale(now int64, c *Checker, sp *Split, s Subject) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+// rescaleLocked applies new factors to the limited types whose factor
+// changed. The caller holds tokMu.
+func (l *subjectLimiter) rescaleLocked(now int64, c *Checker, sp *Split, s Subject) {
 	for t := RequestNumber; t <= RequestHandlerUsageMs; t++ {
-		if l.mu.set&(1<<t) == 0 {
+		if l.tok.set&(1<<t) == 0 {
 			continue
 		}
-		tq := l.mu.tq[t]
-		if f := c.factor(sp, s, t, tq.Scope); f != l.mu.factor[t] {
-			l.mu.factor[t] = f
-			l.mu.rl[t].rescaleNs(now, float64(tq.Limit.Amount)*f)
+		tq := l.tok.tq[t]
+		if f := c.factor(sp, s, t, tq.Scope); f != l.tok.factor[t] {
+			l.tok.factor[t] = f
+			l.rlOf(t).rescaleNs(now, float64(tq.Limit.Amount)*f)
 		}
 	}
 }

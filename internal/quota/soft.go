@@ -22,18 +22,21 @@ func (c *Checker) SetExceedThrottle(on bool) { c.exceed.Store(on) }
 // ExceedThrottle reports whether soft limits are on.
 func (c *Checker) ExceedThrottle() bool { return c.exceed.Load() }
 
-// checkSoft is Check for soft limits: g.lims[:n] ends with the
-// region-server limiter, which alone may refuse.
-func (c *Checker) checkSoft(g *Grant, n int, ns int64, a *amounts, mask uint16) error {
-	rs := g.lims[n-1]
-	if ok, t, wait := rs.tryConsume(ns, a, mask); !ok {
+// checkSoftLocked is Check for soft limits: r.lims ends with the
+// region-server limiter, which alone may refuse. The caller holds tokMu.
+func (c *Checker) checkSoftLocked(r *resolved, ns int64, a *amounts, mask uint16) error {
+	n := int(r.n)
+	rs := r.lims[n-1]
+	if t, wait := rs.checkLocked(ns, a, mask); t != 0 {
 		return &ThrottledError{Type: t, Wait: wait}
 	}
-	for _, l := range g.lims[:n-1] {
-		if ok, _, _ := l.tryConsume(ns, a, mask); !ok {
-			// Over its own limit: take the tokens anyway, into debt.
-			l.adjust(a, mask, 1)
+	for _, l := range r.lims[:n] {
+		// Over its own limit, a limiter takes the tokens anyway, into debt,
+		// but does not count the request as admitted.
+		if t, _ := l.checkLocked(ns, a, mask); t == 0 {
+			l.tok.admitted++
 		}
+		l.adjustLocked(a, mask, 1)
 	}
 	return nil
 }

@@ -73,27 +73,25 @@ type UsageKey struct {
 	Type    ThrottleType
 }
 
-// appendUsage appends l's rows.
-func (l *subjectLimiter) appendUsage(out []Usage, now int64) []Usage {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+// appendUsageLocked appends l's rows. The caller holds tokMu.
+func (l *subjectLimiter) appendUsageLocked(out []Usage, now int64) []Usage {
 	for t := RequestNumber; t <= RequestHandlerUsageMs; t++ {
-		if l.mu.set&(1<<t) == 0 {
+		if l.tok.set&(1<<t) == 0 {
 			continue
 		}
-		rl := &l.mu.rl[t]
+		rl := l.rlOf(t)
 		rl.refillNs(now)
 		limit, per := rl.Limit()
 		out = append(out, Usage{
 			Subject:   l.subject,
 			Default:   l.isDefault,
 			Type:      t,
-			Quota:     l.mu.tq[t],
-			Factor:    l.mu.factor[t],
+			Quota:     l.tok.tq[t],
+			Factor:    l.tok.factor[t],
 			Limit:     limit / per.Seconds(),
 			Available: rl.avail,
 			Consumed:  rl.taken,
-			Admitted:  l.mu.admitted,
+			Admitted:  l.tok.admitted,
 			Rejected:  l.use.rejected.Load(),
 			Queued:    l.use.queued.Load(),
 			Wait:      time.Duration(l.use.waitNs.Load()),
@@ -105,8 +103,8 @@ func (l *subjectLimiter) appendUsage(out []Usage, now int64) []Usage {
 
 // Usage returns a row per limited type of every subject limiter, including
 // the default user quotas in use, in no particular order (SortUsage sorts
-// them). It takes each limiter's lock briefly; it is meant for a
-// reporter's tick, not the request path.
+// them). It takes the token lock briefly once per limiter; it is meant for
+// a reporter's tick, not the request path.
 func (c *Checker) Usage(now time.Time) []Usage {
 	st := c.state.Load()
 	clock := c.clock(now)
@@ -115,7 +113,9 @@ func (c *Checker) Usage(now time.Time) []Usage {
 	c.defaults.RUnlock()
 	out := make([]Usage, 0, len(st.all)+nDefaults) // most limiters limit one type
 	for _, l := range st.all {
-		out = l.appendUsage(out, clock)
+		c.tokMu.Lock() // per limiter: requests wait for one limiter, not all
+		out = l.appendUsageLocked(out, clock)
+		c.tokMu.Unlock()
 	}
 	c.defaults.RLock()
 	defaults := make([]*subjectLimiter, 0, len(c.defaults.m))
@@ -124,7 +124,9 @@ func (c *Checker) Usage(now time.Time) []Usage {
 	}
 	c.defaults.RUnlock()
 	for _, l := range defaults {
-		out = l.appendUsage(out, clock)
+		c.tokMu.Lock()
+		out = l.appendUsageLocked(out, clock)
+		c.tokMu.Unlock()
 	}
 	return out
 }

@@ -48,6 +48,7 @@ type quotaGate struct {
 	// scanners maps an open scanner id to its table: a scan's next() calls
 	// name only the scanner.
 	scanners sync.Map // uint64 → meta.TableName
+	tables   tableNames
 }
 
 func newQuotaGate(next hbaserpc.Handler, cfg quota.Config, hostID string, perHost bool, log func(string, ...any)) (*quotaGate, error) {
@@ -149,14 +150,6 @@ func (g *quotaGate) follow(ctx context.Context, catalog *meta.Catalog, cli *clie
 	}
 }
 
-func tableOf(spec *hbasepb.RegionSpecifier) (meta.TableName, bool) {
-	if spec.GetType() != hbasepb.RegionSpecifier_REGION_NAME {
-		return meta.TableName{}, false
-	}
-	tn, _, _, _, err := meta.ParseRegionName(spec.GetValue())
-	return tn, err == nil
-}
-
 func mutationKind(m *hbasepb.MutationProto, conditional bool) quota.Kind {
 	switch m.GetMutateType() {
 	case hbasepb.MutationProto_INCREMENT, hbasepb.MutationProto_APPEND:
@@ -181,7 +174,7 @@ func (g *quotaGate) request(c *hbaserpc.Call) (req quota.Request, ok bool) {
 			return req, false
 		}
 		c.Msg = r // the handler reuses it
-		if tn, ok = tableOf(r.GetRegion()); !ok {
+		if tn, ok = g.tables.tableOf(r.GetRegion()); !ok {
 			return req, false
 		}
 		req.Kind, req.Reqs, req.EstBytes = quota.KindRead, 1, readEstimate
@@ -191,7 +184,7 @@ func (g *quotaGate) request(c *hbaserpc.Call) (req quota.Request, ok bool) {
 			return req, false
 		}
 		c.Msg = r // the handler reuses it
-		if tn, ok = tableOf(r.GetRegion()); !ok {
+		if tn, ok = g.tables.tableOf(r.GetRegion()); !ok {
 			return req, false
 		}
 		req.Kind, req.Reqs, req.EstBytes = mutationKind(r.GetMutation(), r.Condition != nil), 1, int64(len(c.Param))+cellBytes(c)
@@ -203,9 +196,8 @@ func (g *quotaGate) request(c *hbaserpc.Call) (req quota.Request, ok bool) {
 		c.Msg = r // the handler reuses it
 		req.Kind = quota.KindRead
 		for _, ra := range r.GetRegionAction() {
-			t, found := tableOf(ra.GetRegion())
-			if found && !ok {
-				tn, ok = t, true
+			if !ok {
+				tn, ok = g.tables.tableOf(ra.GetRegion())
 			}
 			for _, a := range ra.GetAction() {
 				req.Reqs++
@@ -231,7 +223,7 @@ func (g *quotaGate) request(c *hbaserpc.Call) (req quota.Request, ok bool) {
 		}
 		c.Msg = r // the handler reuses it
 		if r.Region != nil {
-			tn, ok = tableOf(r.GetRegion())
+			tn, ok = g.tables.tableOf(r.GetRegion())
 		} else if v, found := g.scanners.Load(r.GetScannerId()); found {
 			tn, ok = v.(meta.TableName), true
 		}
@@ -286,11 +278,11 @@ func (g *quotaGate) Serve(ctx context.Context, c *hbaserpc.Call) (hbaserpc.Respo
 		}
 		return hbaserpc.Response{}, err
 	}
-	release, err := g.acquireSlot(ctx, req.User)
+	slot, err := g.acquireSlot(ctx, req.User, &grant)
 	if err != nil {
 		return hbaserpc.Response{}, err
 	}
-	defer release() // also when the handler panics
+	defer slot.Release() // also when the handler panics
 	resp, err := g.next.Serve(ctx, c)
 	if err == nil {
 		switch req.Kind {
@@ -327,7 +319,7 @@ func (g *quotaGate) trackScanner(c *hbaserpc.Call, resp hbaserpc.Response) {
 		return
 	}
 	if r.Region != nil {
-		if tn, ok := tableOf(r.GetRegion()); ok {
+		if tn, ok := g.tables.tableOf(r.GetRegion()); ok {
 			g.scanners.Store(sr.GetScannerId(), tn)
 		}
 	}

@@ -15,21 +15,20 @@ import (
 // towards the core count (docs/performance.md measures both).
 const DefaultHandlerCount = 30
 
-// noRelease is the release of a call that took no slot.
-func noRelease() {}
-
 // acquireSlot takes one of the server's execution slots for a data call
 // of user, after its quota admission (a call waiting for its tokens holds
 // no slot). While slots are free it returns at once (work-conserving);
 // when all are busy the call queues and is admitted by the user's
-// PRIORITY, then by weighted fair share across users (quota.Scheduler).
-// It returns the release to call when the handler is done, or ctx's error.
-func (g *quotaGate) acquireSlot(ctx context.Context, user string) (func(), error) {
+// PRIORITY, then by weighted fair share across users (quota.Scheduler),
+// as the grant says (no second lookup of the user's settings). It returns
+// the slot to release when the handler is done (the zero Slot when slots
+// are unbounded), or ctx's error.
+func (g *quotaGate) acquireSlot(ctx context.Context, user string, grant *quota.Grant) (quota.Slot, error) {
 	if g.slots == nil {
-		return noRelease, nil
+		return quota.Slot{}, nil
 	}
-	p, w := g.checker.Load().Tenant(user)
-	return g.slots.Acquire(ctx, user, p, w)
+	p, w := grant.Tenant()
+	return g.slots.AcquireSlot(ctx, user, p, w)
 }
 
 // DefaultHighPriorityHandlers is weir.regionserver.high.priority.handler.count's
