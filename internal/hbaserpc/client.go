@@ -1,7 +1,6 @@
 package hbaserpc
 
 import (
-	"bufio"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -42,15 +41,18 @@ type DialOptions struct {
 // ClientConn is one HBase RPC connection. Calls are pipelined: any number
 // of goroutines may call concurrently; responses are matched by call id.
 //
-// Goroutines: one reader, one writer (which batches requests, flushing when
-// its queue runs dry). Both end on Close or when the connection breaks.
+// Goroutines: one reader, and the background goroutine of the connection's
+// frameWriter (callers write their own requests, coalesced with those of
+// concurrent callers into one write; the background goroutine only takes
+// over when the server does not keep up). Both end on Close or when the
+// connection breaks.
 type ClientConn struct {
 	nc      net.Conn
 	addr    string
 	codec   bool
 	maxResp int
 
-	out    chan *frameBuf // encoded requests for the writer
+	w      *frameWriter   // requests
 	closed chan struct{}  // closed once the connection is broken or closed
 	wg     sync.WaitGroup // reader and writer
 
@@ -112,13 +114,16 @@ func Dial(ctx context.Context, addr string, o DialOptions) (*ClientConn, error) 
 		addr:    addr,
 		codec:   !o.DisableCellBlocks,
 		maxResp: o.MaxResponseSize,
-		out:     make(chan *frameBuf, 256),
 		closed:  make(chan struct{}),
 	}
+	c.w = newFrameWriter(nc, 0, nil, c.fail)
 	c.mu.pending = make(map[uint32]chan<- clientResult)
 	c.wg.Add(2)
 	go c.readLoop()
-	go c.writeLoop()
+	go func() {
+		defer c.wg.Done()
+		c.w.run()
+	}()
 	return c, nil
 }
 
@@ -168,6 +173,7 @@ func (c *ClientConn) fail(err error) {
 	c.mu.Unlock()
 	close(c.closed)
 	_ = c.nc.Close()
+	c.w.close()
 	for _, ch := range pending {
 		ch <- clientResult{err: err}
 	}
@@ -207,16 +213,8 @@ func (c *ClientConn) Call(ctx context.Context, method string, req proto.Message,
 		c.unregister(id)
 		return nil, fmt.Errorf("hbaserpc: encoding %s request: %w", method, err)
 	}
-	select {
-	case c.out <- fb:
-	case <-ctx.Done():
-		putFrameBuf(fb)
-		c.unregister(id)
-		return nil, ctx.Err()
-	case <-c.closed:
-		putFrameBuf(fb)
-		return nil, c.Err()
-	}
+	c.w.write(fb.b)
+	putFrameBuf(fb)
 	var r clientResult
 	select {
 	case r = <-ch:
@@ -329,27 +327,6 @@ func (c *ClientConn) readLoop() {
 		c.mu.Unlock()
 		if ch != nil { // nil: an abandoned call
 			ch <- clientResult{hdr: hdr, body: body}
-		}
-	}
-}
-
-func (c *ClientConn) writeLoop() {
-	defer c.wg.Done()
-	bw := bufio.NewWriterSize(c.nc, writeBufferSize)
-	for {
-		select {
-		case fb := <-c.out:
-			_, err := bw.Write(fb.b)
-			putFrameBuf(fb)
-			if err == nil && len(c.out) == 0 {
-				err = bw.Flush()
-			}
-			if err != nil {
-				c.fail(err)
-				return
-			}
-		case <-c.closed:
-			return
 		}
 	}
 }

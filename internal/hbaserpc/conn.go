@@ -28,8 +28,10 @@ import (
 // connection's slots from before its frame is read until its response has
 // been written, so at most MaxConcurrentCallsPerConn request frames and
 // responses are in memory per connection, and the reader stops reading when
-// the slots are used up. One writer goroutine writes responses in completion
-// order, flushing when its queue runs dry.
+// the slots are used up. A call goroutine writes its own response through
+// the connection's frameWriter, which coalesces the responses that complete
+// together into one write; only when the client does not keep up does the
+// writer's background goroutine take over (see frameWriter).
 type conn struct {
 	s      *Server
 	cfg    *ServerConfig
@@ -48,7 +50,7 @@ type conn struct {
 	codec   bool
 
 	slots   chan struct{}  // semaphore: send to acquire, receive to release
-	out     chan *frameBuf // responses for the writer; each holds a slot
+	w       *frameWriter   // responses; each holds a slot until written
 	calls   sync.WaitGroup // outstanding calls
 	work    chan *Call     // unbuffered: to call goroutines waiting for work
 	workers sync.WaitGroup // call goroutines
@@ -65,9 +67,9 @@ func newConn(s *Server, nc net.Conn) *conn {
 		nc:     nc,
 		remote: nc.RemoteAddr(),
 		slots:  make(chan struct{}, s.cfg.MaxConcurrentCallsPerConn),
-		out:    make(chan *frameBuf, s.cfg.MaxConcurrentCallsPerConn),
 		work:   make(chan *Call),
 	}
+	c.w = newFrameWriter(nc, s.cfg.WriteTimeout, c.releaseSlots, c.writeFailed)
 	c.log = s.log.With("remote", remoteString(c.remote))
 	c.ctx, c.cancel = context.WithCancel(s.ctx)
 	c.br = newReader(nc)
@@ -82,7 +84,7 @@ func remoteString(a net.Addr) string {
 }
 
 // run serves the connection until it ends, then tears it down: cancels the
-// calls, waits for them, lets the writer drain and closes the socket.
+// calls, waits for them, lets the writer finish and closes the socket.
 func (c *conn) run() {
 	defer c.nc.Close()
 	defer c.cancel()
@@ -90,13 +92,31 @@ func (c *conn) run() {
 		return
 	}
 	writerDone := make(chan struct{})
-	go c.writeLoop(writerDone) // joined below
+	go func() { // joined below
+		defer close(writerDone)
+		c.w.run()
+	}()
 	c.readLoop()
 	c.cancel()
 	c.calls.Wait()
 	c.workers.Wait() // they exit once ctx is cancelled and their call is done
-	close(c.out)
+	c.w.close()
 	<-writerDone
+}
+
+// releaseSlots frees the slots of n responses written (or dropped).
+func (c *conn) releaseSlots(n int) {
+	for range n {
+		<-c.slots
+	}
+}
+
+// writeFailed ends the connection after a write error; the reader, blocked
+// in read, is unblocked by the close.
+func (c *conn) writeFailed(err error) {
+	c.log.Debug("hbaserpc: writing responses", "err", err)
+	c.cancel()
+	_ = c.nc.Close()
 }
 
 // handshake reads the preamble and ConnectionHeader. It answers the
@@ -299,7 +319,18 @@ func (c *conn) enqueueError(id uint32, e *Error) {
 		c.log.Error("hbaserpc: encoding exception", "err", err)
 		fb.b = fb.b[:0]
 	}
-	c.out <- fb
+	c.send(fb)
+}
+
+// send writes a response frame (an empty one only releases its slot) and
+// returns fb to the pool.
+func (c *conn) send(fb *frameBuf) {
+	if len(fb.b) > 0 {
+		c.w.write(fb.b)
+	} else {
+		c.releaseSlots(1)
+	}
+	putFrameBuf(fb)
 }
 
 // dispatch starts serving one request frame; the caller's slot goes with
@@ -418,7 +449,7 @@ func (c *conn) serveCall(call *Call) {
 			fb.b = fb.b[:0]
 		}
 	}
-	c.out <- fb
+	c.send(fb)
 }
 
 // invoke calls the handler, turning a panic into an error.
@@ -439,37 +470,6 @@ func (c *conn) invoke(call *Call) (resp Response, err error) {
 		}
 	}()
 	return c.handler.Serve(ctx, call)
-}
-
-// writeLoop writes queued responses, flushing whenever the queue is empty.
-// After a write error it keeps draining (releasing slots) until run closes
-// the queue.
-func (c *conn) writeLoop(done chan<- struct{}) {
-	defer close(done)
-	bw := bufio.NewWriterSize(c.nc, writeBufferSize)
-	var werr error
-	for fb := range c.out {
-		if werr == nil && len(fb.b) > 0 {
-			if bw.Buffered() == 0 {
-				_ = c.nc.SetWriteDeadline(time.Now().Add(c.cfg.WriteTimeout))
-			}
-			_, werr = bw.Write(fb.b)
-		}
-		putFrameBuf(fb)
-		<-c.slots
-		if werr == nil && len(c.out) == 0 && bw.Buffered() > 0 {
-			werr = bw.Flush()
-		}
-		if werr != nil && bw != nil {
-			c.log.Debug("hbaserpc: writing responses", "err", werr)
-			bw = nil
-			c.cancel()
-			_ = c.nc.Close() // unblocks the reader
-		}
-	}
-	if werr == nil {
-		_ = bw.Flush()
-	}
 }
 
 // toStringBinary renders bytes as HBase's Bytes.toStringBinary does:

@@ -20,7 +20,7 @@ type Stats struct {
 }
 
 // Stats returns the server's current load. It takes the server's
-// connection lock briefly and reads channel lengths; it never waits for a
+// connection lock briefly and reads each connection's write queue length; it never waits for a
 // call.
 func (s *Server) Stats() Stats {
 	st := Stats{Accepted: s.accepted.Load(), Serving: s.serving.Load()}
@@ -28,7 +28,7 @@ func (s *Server) Stats() Stats {
 	defer s.mu.Unlock()
 	st.Conns = len(s.mu.conns)
 	for c := range s.mu.conns {
-		st.WriteQueue += len(c.out)
+		st.WriteQueue += c.w.queued()
 	}
 	st.Outstanding = st.Serving + int64(st.WriteQueue)
 	return st
