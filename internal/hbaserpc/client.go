@@ -65,7 +65,7 @@ type ClientConn struct {
 }
 
 type clientResult struct {
-	hdr  *hbasepb.ResponseHeader
+	hdr  responseHeader
 	body []byte // after the header: delimited message and cellblock
 	err  error
 }
@@ -190,25 +190,22 @@ func (c *ClientConn) Call(ctx context.Context, method string, req proto.Message,
 	if len(reqCells) > 0 && !c.codec {
 		return nil, errors.New("hbaserpc: request cells on a connection without cellblocks")
 	}
-	hdr := &hbasepb.RequestHeader{MethodName: proto.String(method), RequestParam: proto.Bool(true)}
+	hdr := requestHeader{method: method}
 	if dl, ok := ctx.Deadline(); ok {
 		ms := time.Until(dl).Milliseconds()
 		if ms <= 0 {
 			return nil, context.DeadlineExceeded
 		}
-		hdr.Timeout = proto.Uint32(uint32(min(ms, int64(^uint32(0)>>1))))
+		hdr.timeoutMs = uint32(min(ms, int64(^uint32(0)>>1)))
 	}
 	ch := make(chan clientResult, 1)
 	id, err := c.register(ch)
 	if err != nil {
 		return nil, err
 	}
-	hdr.CallId = proto.Uint32(id)
-	if req == nil {
-		req = emptyMsg
-	}
+	hdr.callID = id
 	fb := getFrameBuf()
-	if fb.b, err = appendFrame(fb.b, hdr, req, reqCells); err != nil {
+	if fb.b, err = appendRequestFrame(fb.b, hdr, req, reqCells); err != nil {
 		putFrameBuf(fb)
 		c.unregister(id)
 		return nil, fmt.Errorf("hbaserpc: encoding %s request: %w", method, err)
@@ -255,9 +252,9 @@ func (c *ClientConn) unregister(id uint32) {
 }
 
 // decodeResponse decodes what follows a response header.
-func decodeResponse(hdr *hbasepb.ResponseHeader, body []byte, resp proto.Message) ([]cell.Cell, error) {
-	if exc := hdr.GetException(); exc != nil {
-		return nil, remoteError(exc)
+func decodeResponse(hdr responseHeader, body []byte, resp proto.Message) ([]cell.Cell, error) {
+	if hdr.exception != nil {
+		return nil, remoteError(hdr.exception)
 	}
 	mb, rest, err := consumeDelimited(body)
 	if err != nil {
@@ -268,7 +265,7 @@ func decodeResponse(hdr *hbasepb.ResponseHeader, body []byte, resp proto.Message
 			return nil, fmt.Errorf("hbaserpc: unmarshalling %s: %w", resp.ProtoReflect().Descriptor().FullName(), err)
 		}
 	}
-	if n := hdr.GetCellBlockMeta().GetLength(); uint64(len(rest)) != uint64(n) {
+	if n := hdr.cbLen; uint64(len(rest)) != uint64(n) {
 		return nil, fmt.Errorf("%w: %d bytes after the response message, cell_block_meta says %d", errMalformed, len(rest), n)
 	}
 	if len(rest) == 0 {
@@ -287,19 +284,6 @@ func remoteError(exc *hbasepb.ExceptionResponse) *Error {
 	}
 }
 
-// readResponseHeader splits a response frame into its header and the rest.
-func readResponseHeader(frame []byte) (*hbasepb.ResponseHeader, []byte, error) {
-	hb, rest, err := consumeDelimited(frame)
-	if err != nil {
-		return nil, nil, fmt.Errorf("response header: %w", err)
-	}
-	h := &hbasepb.ResponseHeader{}
-	if err := unmarshalPartial.Unmarshal(hb, h); err != nil {
-		return nil, nil, fmt.Errorf("%w: response header: %v", errMalformed, err)
-	}
-	return h, rest, nil
-}
-
 func (c *ClientConn) readLoop() {
 	defer c.wg.Done()
 	br := newReader(c.nc)
@@ -309,13 +293,13 @@ func (c *ClientConn) readLoop() {
 			c.fail(err)
 			return
 		}
-		hdr, body, err := readResponseHeader(frame)
+		hdr, body, err := parseResponseHeader(frame)
 		if err != nil {
 			c.fail(err)
 			return
 		}
-		id := hdr.GetCallId()
-		if exc := hdr.GetException(); exc != nil {
+		id := hdr.callID
+		if exc := hdr.exception; exc != nil {
 			if e := remoteError(exc); id == connectionLevelCallID || e.IsFatal() {
 				c.fail(e)
 				return
@@ -354,11 +338,11 @@ func FetchClusterID(ctx context.Context, addr string) (string, error) {
 		}
 		return "", fmt.Errorf("hbaserpc: reading registry response from %s: %w", addr, err)
 	}
-	hdr, body, err := readResponseHeader(frame)
+	hdr, body, err := parseResponseHeader(frame)
 	if err != nil {
 		return "", err
 	}
-	if exc := hdr.GetException(); exc != nil {
+	if exc := hdr.exception; exc != nil {
 		return "", remoteError(exc)
 	}
 	mb, _, err := consumeDelimited(body)

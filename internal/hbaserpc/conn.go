@@ -53,6 +53,7 @@ type conn struct {
 	w       *frameWriter   // responses; each holds a slot until written
 	calls   sync.WaitGroup // outstanding calls
 	work    chan *Call     // unbuffered: to call goroutines waiting for work
+	names   methodNames    // the reader's interned method names
 	workers sync.WaitGroup // call goroutines
 }
 
@@ -303,8 +304,8 @@ func (c *conn) refuseTooBig(tb *errFrameTooBig) {
 	e := &Error{Class: FatalConnection, Message: msg, DoNotRetry: true}
 	id := uint32(connectionLevelCallID)
 	if buf, err := c.br.Peek(c.br.Buffered()); err == nil {
-		if h, _, err := parseRequestHeader(buf); err == nil {
-			id = h.GetCallId()
+		if call, _, err := parseRequest(buf, nil); err == nil {
+			id = call.ID
 			e.Class = RequestTooBig
 		}
 	}
@@ -337,29 +338,24 @@ func (c *conn) send(fb *frameBuf) {
 // it. It reports whether the connection can go on.
 func (c *conn) dispatch(frame []byte) bool {
 	received := time.Now()
-	h, rest, err := parseRequestHeader(frame)
+	call, rest, err := parseRequest(frame, &c.names)
 	if err != nil {
 		c.log.Info("hbaserpc: malformed request; closing connection", "err", err)
 		c.enqueueError(connectionLevelCallID, &Error{Class: FatalConnection, Message: err.Error(), DoNotRetry: true})
 		return false
 	}
-	id := h.GetCallId()
+	id, h := call.ID, call.Header
 	param, cb, err := splitRequestBody(h, rest)
 	if err != nil {
-		c.log.Info("hbaserpc: malformed request", "call", id, "method", h.GetMethodName(), "err", err)
+		c.log.Info("hbaserpc: malformed request", "call", id, "method", call.Method, "err", err)
 		c.enqueueError(id, &Error{Class: DoNotRetryIOException, Message: err.Error(), DoNotRetry: true})
 		return true
 	}
-	call := &Call{
-		ID:         id,
-		Service:    c.service,
-		Method:     h.GetMethodName(),
-		Header:     h,
-		Param:      param,
-		User:       c.user,
-		Remote:     c.remote,
-		CellBlocks: c.codec,
-	}
+	call.Service = c.service
+	call.Param = param
+	call.User = c.user
+	call.Remote = c.remote
+	call.CellBlocks = c.codec
 	if len(cb) > 0 {
 		if !c.codec {
 			c.enqueueError(id, &Error{Class: DoNotRetryIOException, DoNotRetry: true,
@@ -430,12 +426,7 @@ func (c *conn) serveCall(call *Call) {
 				Message: "server error: response cells on a connection without cellblocks"}
 			c.log.Error("hbaserpc: handler returned cells on a connection without a codec", "method", call.Method)
 		} else {
-			msg := resp.Msg
-			if msg == nil {
-				msg = emptyMsg
-			}
-			hdr := &hbasepb.ResponseHeader{CallId: proto.Uint32(call.ID)}
-			fb.b, err = appendFrame(fb.b, hdr, msg, resp.Cells)
+			fb.b, err = appendResponseFrame(fb.b, call.ID, resp.Msg, resp.Cells)
 			if err != nil {
 				c.log.Error("hbaserpc: encoding response", "method", call.Method, "err", err)
 				err = DoNotRetry(fmt.Errorf("server error encoding the response: %w", err))

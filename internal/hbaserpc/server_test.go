@@ -342,8 +342,12 @@ func readRawFrame(t *testing.T, nc net.Conn) (*hbasepb.ResponseHeader, []byte) {
 	if err != nil {
 		t.Fatalf("reading frame: %v", err)
 	}
-	hdr, body, err := readResponseHeader(frame)
+	hb, body, err := consumeDelimited(frame)
 	if err != nil {
+		t.Fatal(err)
+	}
+	hdr := &hbasepb.ResponseHeader{}
+	if err := proto.Unmarshal(hb, hdr); err != nil {
 		t.Fatal(err)
 	}
 	return hdr, body
@@ -734,8 +738,8 @@ func FuzzReadFrame(f *testing.F) {
 			if len(frame) != int(binary.BigEndian.Uint32(b)) {
 				t.Fatalf("frame of %d bytes, prefix says %d", len(frame), binary.BigEndian.Uint32(b))
 			}
-			if h, rest, err := parseRequestHeader(frame); err == nil {
-				_, _, _ = splitRequestBody(h, rest)
+			if call, rest, err := parseRequest(frame, nil); err == nil {
+				_, _, _ = splitRequestBody(call.Header, rest)
 			}
 		}
 	})
