@@ -106,20 +106,17 @@ func (p *parsedRequest) parseFast(b []byte, names *methodNames) bool {
 				p.timeout = uint32(v)
 				p.hdr.Timeout = &p.timeout
 			}
-		case typ == protowire.BytesType && num == reqMethodName:
+		case typ == protowire.BytesType && (num == reqMethodName || num == reqCellBlockMeta):
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return false
 			}
 			b = b[n:]
-			p.method = names.intern(v)
-			p.hdr.MethodName = &p.method
-		case typ == protowire.BytesType && num == reqCellBlockMeta:
-			v, n := protowire.ConsumeBytes(b)
-			if n < 0 {
-				return false
+			if num == reqMethodName {
+				p.method = names.intern(v)
+				p.hdr.MethodName = &p.method
+				continue
 			}
-			b = b[n:]
 			l, ok := parseCellBlockMeta(v)
 			if !ok {
 				return false
