@@ -199,9 +199,7 @@ func (c *Conn) call(ctx context.Context, addr, service, method string, req proto
 	if err != nil {
 		return err
 	}
-	rctx, cancel := context.WithTimeout(ctx, c.opts.RPCTimeout)
-	defer cancel()
-	cells, err := cc.Call(rctx, method, req, reqCells, resp)
+	cells, err := cc.CallTimeout(ctx, c.opts.RPCTimeout, method, req, reqCells, resp)
 	if err != nil {
 		var he *hbaserpc.Error
 		if !errors.As(err, &he) || he.IsFatal() {

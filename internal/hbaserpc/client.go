@@ -56,12 +56,26 @@ type ClientConn struct {
 	closed chan struct{}  // closed once the connection is broken or closed
 	wg     sync.WaitGroup // reader and writer
 
+	expireKick chan struct{} // capacity 1: a call's deadline is before mu.nextExpiry
+
 	mu struct {
 		sync.Mutex
 		nextID  uint32
-		pending map[uint32]chan<- clientResult // calls awaiting a response
-		err     error                          // why the connection ended; nil while usable
+		pending map[uint32]pendingCall // calls awaiting a response
+		err     error                  // why the connection ended; nil while usable
+		// nextExpiry is when expireLoop will next look for calls past
+		// their timeout; zero when it waits for a kick.
+		nextExpiry time.Time
 	}
+}
+
+// pendingCall is a call awaiting its response.
+type pendingCall struct {
+	ch chan<- clientResult
+	// expires is the call's own timeout (CallTimeout), enforced by
+	// expireLoop; zero when ctx alone bounds the call.
+	expires time.Time
+	method  string
 }
 
 type clientResult struct {
@@ -117,13 +131,15 @@ func Dial(ctx context.Context, addr string, o DialOptions) (*ClientConn, error) 
 		closed:  make(chan struct{}),
 	}
 	c.w = newFrameWriter(nc, 0, nil, c.fail)
-	c.mu.pending = make(map[uint32]chan<- clientResult)
-	c.wg.Add(2)
+	c.expireKick = make(chan struct{}, 1)
+	c.mu.pending = make(map[uint32]pendingCall)
+	c.wg.Add(3)
 	go c.readLoop()
 	go func() {
 		defer c.wg.Done()
 		c.w.run()
 	}()
+	go c.expireLoop()
 	return c, nil
 }
 
@@ -174,8 +190,8 @@ func (c *ClientConn) fail(err error) {
 	close(c.closed)
 	_ = c.nc.Close()
 	c.w.close()
-	for _, ch := range pending {
-		ch <- clientResult{err: err}
+	for _, p := range pending {
+		p.ch <- clientResult{err: err}
 	}
 }
 
@@ -187,27 +203,51 @@ func (c *ClientConn) fail(err error) {
 // exception comes back as *Error. ctx's deadline is sent as the call's
 // timeout; cancelling ctx abandons the call (the server may still run it).
 func (c *ClientConn) Call(ctx context.Context, method string, req proto.Message, reqCells []cell.Cell, resp proto.Message) ([]cell.Cell, error) {
+	return c.CallTimeout(ctx, 0, method, req, reqCells, resp)
+}
+
+// CallTimeout is Call with the call also bounded by timeout (none if
+// timeout <= 0): the server is told the sooner of ctx's deadline and the
+// timeout, and the call fails with an error wrapping
+// context.DeadlineExceeded (see ErrCallTimeout) when the timeout passes
+// first. It costs no timer per call, unlike a context.WithTimeout around
+// Call: the connection's expiry goroutine watches every call's timeout.
+func (c *ClientConn) CallTimeout(ctx context.Context, timeout time.Duration, method string, req proto.Message, reqCells []cell.Cell, resp proto.Message) ([]cell.Cell, error) {
 	if len(reqCells) > 0 && !c.codec {
 		return nil, errors.New("hbaserpc: request cells on a connection without cellblocks")
 	}
 	hdr := requestHeader{method: method}
-	if dl, ok := ctx.Deadline(); ok {
-		ms := time.Until(dl).Milliseconds()
+	p := pendingCall{method: method}
+	var until time.Duration
+	dl, hasDeadline := ctx.Deadline()
+	if hasDeadline {
+		until = time.Until(dl)
+	}
+	if timeout > 0 && (!hasDeadline || timeout < until) {
+		p.expires = time.Now().Add(timeout)
+		until, hasDeadline = timeout, true
+	}
+	if hasDeadline {
+		ms := until.Milliseconds()
 		if ms <= 0 {
 			return nil, context.DeadlineExceeded
 		}
 		hdr.timeoutMs = uint32(min(ms, int64(^uint32(0)>>1)))
 	}
-	ch := make(chan clientResult, 1)
-	id, err := c.register(ch)
+	ch := getResultChan()
+	p.ch = ch
+	id, err := c.register(p)
 	if err != nil {
+		putResultChan(ch)
 		return nil, err
 	}
 	hdr.callID = id
 	fb := getFrameBuf()
 	if fb.b, err = appendRequestFrame(fb.b, hdr, req, reqCells); err != nil {
 		putFrameBuf(fb)
-		c.unregister(id)
+		if c.unregister(id) {
+			putResultChan(ch)
+		}
 		return nil, fmt.Errorf("hbaserpc: encoding %s request: %w", method, err)
 	}
 	c.w.write(fb.b)
@@ -215,8 +255,11 @@ func (c *ClientConn) Call(ctx context.Context, method string, req proto.Message,
 	var r clientResult
 	select {
 	case r = <-ch:
+		putResultChan(ch) // answered once; nothing else sends on it
 	case <-ctx.Done():
-		c.unregister(id)
+		if c.unregister(id) {
+			putResultChan(ch)
+		}
 		return nil, ctx.Err()
 	}
 	if r.err != nil {
@@ -225,11 +268,26 @@ func (c *ClientConn) Call(ctx context.Context, method string, req proto.Message,
 	return decodeResponse(r.hdr, r.body, resp)
 }
 
-func (c *ClientConn) register(ch chan<- clientResult) (uint32, error) {
+// resultChans recycles the channels calls wait on. A channel goes back only
+// once nothing can send on it: after its one result was received, or after
+// the call was unregistered before anyone took it.
+var resultChans = sync.Pool{New: func() any { return make(chan clientResult, 1) }}
+
+func getResultChan() chan clientResult   { return resultChans.Get().(chan clientResult) }
+func putResultChan(ch chan clientResult) { resultChans.Put(ch) }
+
+func (c *ClientConn) register(p pendingCall) (uint32, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.mu.err != nil {
 		return 0, c.mu.err
+	}
+	if !p.expires.IsZero() && (c.mu.nextExpiry.IsZero() || p.expires.Before(c.mu.nextExpiry)) {
+		c.mu.nextExpiry = p.expires
+		select {
+		case c.expireKick <- struct{}{}:
+		default:
+		}
 	}
 	for {
 		id := c.mu.nextID
@@ -240,15 +298,19 @@ func (c *ClientConn) register(ch chan<- clientResult) (uint32, error) {
 		if _, busy := c.mu.pending[id]; busy { // after 2^32 calls
 			continue
 		}
-		c.mu.pending[id] = ch
+		c.mu.pending[id] = p
 		return id, nil
 	}
 }
 
-func (c *ClientConn) unregister(id uint32) {
+// unregister forgets a call; it reports whether the call was still
+// pending (so nothing will send its result).
+func (c *ClientConn) unregister(id uint32) bool {
 	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.mu.pending[id]
 	delete(c.mu.pending, id)
-	c.mu.Unlock()
+	return ok
 }
 
 // decodeResponse decodes what follows a response header.
@@ -306,11 +368,11 @@ func (c *ClientConn) readLoop() {
 			}
 		}
 		c.mu.Lock()
-		ch := c.mu.pending[id]
+		p, ok := c.mu.pending[id]
 		delete(c.mu.pending, id)
 		c.mu.Unlock()
-		if ch != nil { // nil: an abandoned call
-			ch <- clientResult{hdr: hdr, body: body}
+		if ok { // else an abandoned call
+			p.ch <- clientResult{hdr: hdr, body: body}
 		}
 	}
 }
