@@ -49,12 +49,15 @@ type conn struct {
 	user    string
 	codec   bool
 
-	slots   chan struct{}  // semaphore: send to acquire, receive to release
-	w       *frameWriter   // responses; each holds a slot until written
-	calls   sync.WaitGroup // outstanding calls
-	work    chan *Call     // unbuffered: to call goroutines waiting for work
-	names   methodNames    // the reader's interned method names
-	workers sync.WaitGroup // call goroutines
+	slots chan struct{}  // semaphore: send to acquire, receive to release
+	w     *frameWriter   // responses; each holds a slot until written
+	calls sync.WaitGroup // outstanding calls
+	work  chan *Call     // unbuffered: to call goroutines waiting for work
+	names methodNames    // the reader's interned method names
+	// readDeadline is the read deadline in force (the reader's own).
+	readDeadline time.Time
+	deadlines    deadlineCtxs   // the reader's shared call contexts
+	workers      sync.WaitGroup // call goroutines
 }
 
 // callIdle is how long a call goroutine waits for another call before it
@@ -101,6 +104,7 @@ func (c *conn) run() {
 	c.cancel()
 	c.calls.Wait()
 	c.workers.Wait() // they exit once ctx is cancelled and their call is done
+	c.deadlines.release()
 	c.w.close()
 	<-writerDone
 }
@@ -264,15 +268,30 @@ func (c *conn) readLoop() {
 // readRequestFrame reads one request frame. While waiting for its first
 // byte it allows IdleTimeout, extended while calls are outstanding; once the
 // frame has started the rest must come within ReadTimeout.
+//
+// Read deadlines are set only when a read may block, and the idle one only
+// when the one in force would expire too soon: each SetReadDeadline
+// re-arms a runtime timer, and with a frame per call, two per frame were a
+// visible share of the reader's CPU. So the idle deadline is set up to
+// IdleTimeout/16 later than exact (a connection closes after between
+// IdleTimeout and 17/16 of it), and a frame already in the buffer, or
+// arriving whole with its first byte, sets none.
 func (c *conn) readRequestFrame() ([]byte, error) {
+	if n, ok := c.bufferedFrame(); ok {
+		return readFull(c.br, n)
+	}
 	var lb [4]byte
 	for {
-		_ = c.nc.SetReadDeadline(time.Now().Add(c.cfg.IdleTimeout))
-		n, err := io.ReadFull(c.br, lb[:1])
+		if now := time.Now(); c.readDeadline.Before(now.Add(c.cfg.IdleTimeout)) {
+			c.readDeadline = now.Add(c.cfg.IdleTimeout + c.cfg.IdleTimeout/16)
+			_ = c.nc.SetReadDeadline(c.readDeadline)
+		}
+		_, err := c.br.Peek(1)
 		if err == nil {
 			break
 		}
-		if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() && n == 0 && len(c.slots) > 1 {
+		if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() && c.br.Buffered() == 0 && len(c.slots) > 1 {
+			c.readDeadline = time.Time{}
 			continue // not idle: calls are outstanding
 		}
 		if errors.Is(err, os.ErrDeadlineExceeded) {
@@ -280,8 +299,12 @@ func (c *conn) readRequestFrame() ([]byte, error) {
 		}
 		return nil, err
 	}
-	_ = c.nc.SetReadDeadline(time.Now().Add(c.cfg.ReadTimeout))
-	if _, err := io.ReadFull(c.br, lb[1:]); err != nil {
+	if n, ok := c.bufferedFrame(); ok {
+		return readFull(c.br, n)
+	}
+	c.readDeadline = time.Now().Add(c.cfg.ReadTimeout)
+	_ = c.nc.SetReadDeadline(c.readDeadline)
+	if _, err := io.ReadFull(c.br, lb[:]); err != nil {
 		return nil, noEOF(err)
 	}
 	n, err := frameLen(lb, c.cfg.MaxRequestSize)
@@ -289,6 +312,22 @@ func (c *conn) readRequestFrame() ([]byte, error) {
 		return nil, err
 	}
 	return readFull(c.br, n)
+}
+
+// bufferedFrame reports whether a whole request frame is in the read
+// buffer, and if so consumes its length prefix and returns its length. A
+// bad length is left for the slow path to report.
+func (c *conn) bufferedFrame() (int, bool) {
+	if c.br.Buffered() < 4 {
+		return 0, false
+	}
+	lb, _ := c.br.Peek(4)
+	n, err := frameLen([4]byte(lb), c.cfg.MaxRequestSize)
+	if err != nil || c.br.Buffered() < 4+n {
+		return 0, false
+	}
+	_, _ = c.br.Discard(4)
+	return n, true
 }
 
 // refuseTooBig answers a frame whose length exceeds MaxRequestSize without
@@ -369,7 +408,7 @@ func (c *conn) dispatch(frame []byte) bool {
 		}
 	}
 	if t := h.GetTimeout(); t > 0 {
-		call.Deadline = received.Add(time.Duration(t) * time.Millisecond)
+		call.ctx, call.Deadline, call.cancel = c.deadlines.callContext(c.ctx, received, time.Duration(t)*time.Millisecond)
 	}
 	c.calls.Add(1)
 	c.s.serving.Add(1) // from here, so Stats never misses a call not yet scheduled
@@ -394,20 +433,30 @@ func (c *conn) start(call *Call) {
 }
 
 // callLoop serves call, then the calls start hands it, until it has
-// been idle for callIdle or the connection ends.
+// been idle for callIdle (up to twice that: the timer is not re-armed per
+// call, which cost a timer update per call, but checked when it fires) or
+// the connection ends.
 func (c *conn) callLoop(call *Call) {
 	defer c.workers.Done()
 	idle := time.NewTimer(callIdle)
 	defer idle.Stop()
+	served, seen := 0, 0
 	for {
 		c.serveCall(call)
-		idle.Reset(callIdle)
-		select {
-		case call = <-c.work:
-		case <-idle.C:
-			return
-		case <-c.ctx.Done():
-			return
+		served++
+		for wait := true; wait; {
+			select {
+			case call = <-c.work:
+				wait = false
+			case <-idle.C:
+				if served == seen {
+					return
+				}
+				seen = served
+				idle.Reset(callIdle)
+			case <-c.ctx.Done():
+				return
+			}
 		}
 	}
 }
@@ -446,10 +495,11 @@ func (c *conn) serveCall(call *Call) {
 // invoke calls the handler, turning a panic into an error.
 func (c *conn) invoke(call *Call) (resp Response, err error) {
 	ctx := c.ctx
-	if !call.Deadline.IsZero() {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadline(ctx, call.Deadline)
-		defer cancel()
+	if call.ctx != nil {
+		ctx = call.ctx
+	}
+	if call.cancel != nil {
+		defer call.cancel()
 	}
 	defer func() {
 		if r := recover(); r != nil {
