@@ -215,8 +215,8 @@ func (c *conn) answerRegistry() {
 	c.writeDirect(b)
 }
 
-// writeFatal sends a connection-level exception (call id 0xFFFFFFFF) before
-// the writer goroutine exists.
+// writeFatal sends a connection-level exception (call id 0xFFFFFFFF) during
+// the handshake, before any call.
 func (c *conn) writeFatal(class, msg string) {
 	b, err := appendFrame(nil, c.exceptionHeader(connectionLevelCallID, &Error{Class: class, Message: msg, DoNotRetry: true}), nil, nil)
 	if err != nil {

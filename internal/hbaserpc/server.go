@@ -175,9 +175,9 @@ func (c *ServerConfig) Validate() error {
 // Server serves the HBase RPC protocol on one listener.
 //
 // Goroutines: Serve's caller runs the accept loop; each connection has a
-// reader goroutine (which also owns the connection's teardown), a writer
-// goroutine and one goroutine per call being served. All are tracked by the
-// server, and Close waits for them.
+// reader goroutine (which also owns the connection's teardown), a
+// background writer goroutine (see frameWriter) and one goroutine per call
+// being served. All are tracked by the server, and Close waits for them.
 type Server struct {
 	cfg      ServerConfig
 	log      *slog.Logger

@@ -14,8 +14,9 @@ type Stats struct {
 	// Outstanding is Serving plus WriteQueue: calls read and not yet
 	// answered on the wire (a response being written is not counted).
 	Outstanding int64
-	// WriteQueue is the number of responses waiting for their connection's
-	// writer.
+	// WriteQueue is the number of responses encoded and queued on their
+	// connection but not yet written to its socket (several complete at
+	// once, or the client reads slowly).
 	WriteQueue int
 }
 
