@@ -107,11 +107,33 @@ func noEOF(err error) error {
 
 // readFrame reads one length-prefixed frame of at most limit bytes.
 func readFrame(r io.Reader, limit int) ([]byte, error) {
+	if br, ok := r.(*bufio.Reader); ok {
+		return readBufferedFrame(br, limit)
+	}
 	n, err := readFrameLen(r, limit)
 	if err != nil {
 		return nil, err
 	}
 	return readFull(r, n)
+}
+
+// readBufferedFrame is readFrame from a bufio.Reader: the length prefix is
+// peeked from its buffer (through io.ReadFull it would be a heap
+// allocation per frame).
+func readBufferedFrame(br *bufio.Reader, limit int) ([]byte, error) {
+	lb, err := br.Peek(4)
+	if err != nil {
+		if len(lb) > 0 {
+			err = noEOF(err)
+		}
+		return nil, err
+	}
+	n, err := frameLen([4]byte(lb), limit)
+	if err != nil {
+		return nil, err
+	}
+	_, _ = br.Discard(4)
+	return readFull(br, n)
 }
 
 // consumeDelimited splits a varint-delimited message off the front of b.

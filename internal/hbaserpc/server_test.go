@@ -734,6 +734,11 @@ func FuzzReadFrame(f *testing.F) {
 	f.Add([]byte{0, 1, 0, 0, 1})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		frame, err := readFrame(bytes.NewReader(b), 1<<20)
+		// The buffered path (the client's) reads the same frame.
+		bframe, berr := readFrame(bufio.NewReaderSize(bytes.NewReader(b), 16), 1<<20)
+		if (err == nil) != (berr == nil) || !bytes.Equal(frame, bframe) {
+			t.Fatalf("unbuffered: %x, %v; buffered: %x, %v", frame, err, bframe, berr)
+		}
 		if err == nil {
 			if len(frame) != int(binary.BigEndian.Uint32(b)) {
 				t.Fatalf("frame of %d bytes, prefix says %d", len(frame), binary.BigEndian.Uint32(b))
