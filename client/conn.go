@@ -195,13 +195,15 @@ func (c *Conn) call(ctx context.Context, addr, service, method string, req proto
 	if c.isClosed() {
 		return ErrClosed
 	}
+	timeout, ok := c.rpcTimeout(ctx)
+	if !ok {
+		return fmt.Errorf("%s.%s on %s: %w", service, method, addr, context.DeadlineExceeded)
+	}
 	cc, err := c.pool.get(ctx, addr, service)
 	if err != nil {
 		return err
 	}
-	rctx, cancel := context.WithTimeout(ctx, c.opts.RPCTimeout)
-	defer cancel()
-	cells, err := cc.Call(rctx, method, req, reqCells, resp)
+	cells, err := cc.CallTimeout(ctx, timeout, method, req, reqCells, resp)
 	if err != nil {
 		var he *hbaserpc.Error
 		if !errors.As(err, &he) || he.IsFatal() {
@@ -222,9 +224,12 @@ func (c *Conn) call(ctx context.Context, addr, service, method string, req proto
 // retries or ctx ends. Relocation is the attempt's business (it looks the
 // region up again); retry only decides whether and how long to wait.
 func (c *Conn) retry(ctx context.Context, what string, attempt func(ctx context.Context) error) error {
-	var err error
+	return c.retryFrom(ctx, what, attempt(ctx), attempt)
+}
+
+// retryFrom is retry after a first attempt that returned err.
+func (c *Conn) retryFrom(ctx context.Context, what string, err error, attempt func(ctx context.Context) error) error {
 	for n := 0; ; n++ {
-		err = attempt(ctx)
 		if err == nil {
 			return nil
 		}
@@ -259,6 +264,7 @@ func (c *Conn) retry(ctx context.Context, what string, attempt func(ctx context.
 			return fmt.Errorf("%s: %w (last error: %w)", what, ctx.Err(), err)
 		case <-t.C:
 		}
+		err = attempt(ctx)
 	}
 }
 
@@ -318,7 +324,9 @@ func (p *pool) get(ctx context.Context, addr, service string) (*hbaserpc.ClientC
 		_ = e.cc.Close()
 		e.cc = nil
 	}
-	cc, err := hbaserpc.Dial(ctx, addr, hbaserpc.DialOptions{User: p.user, Service: service})
+	dctx, cancel := dialContext(ctx)
+	defer cancel()
+	cc, err := hbaserpc.Dial(dctx, addr, hbaserpc.DialOptions{User: p.user, Service: service})
 	if err != nil {
 		return nil, err
 	}

@@ -29,7 +29,7 @@
 //
 // # Goroutines
 //
-// Each pooled RPC connection runs a reader and a writer goroutine (see
-// internal/hbaserpc); Batch runs one goroutine per region server for the
+// Each pooled RPC connection runs a reader, a background writer and a
+// call-timeout goroutine (see internal/hbaserpc); Batch runs one goroutine per region server for the
 // duration of the call. Close ends them all.
 package client

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"time"
 
 	"google.golang.org/protobuf/proto"
 
@@ -26,11 +27,10 @@ func (c *Conn) Table(name string) *Table { return &Table{c: c, name: normTable(n
 func (t *Table) Name() string { return t.name }
 
 // onRegion runs fn against the region holding row, relocating and
-// retrying as the errors call for, within the operation timeout.
+// retrying as the errors call for, within the operation timeout. The first
+// attempt runs without a timer context (see opdeadline.go).
 func (t *Table) onRegion(ctx context.Context, what string, row []byte, fn func(ctx context.Context, l *regionLoc) error) error {
-	ctx, cancel := t.c.opContext(ctx)
-	defer cancel()
-	err := t.c.retry(ctx, what, func(ctx context.Context) error {
+	attempt := func(ctx context.Context) error {
 		l, err := t.c.locate(ctx, t.name, row, false, false)
 		if err != nil {
 			return err
@@ -38,7 +38,14 @@ func (t *Table) onRegion(ctx context.Context, what string, row []byte, fn func(c
 		err = fn(ctx, l)
 		t.c.relocateAfter(err, l)
 		return err
-	})
+	}
+	deadline := time.Now().Add(t.c.opts.OperationTimeout)
+	err := attempt(withOpDeadline(ctx, deadline))
+	if err != nil {
+		octx, cancel := context.WithDeadline(ctx, deadline)
+		defer cancel()
+		err = t.c.retryFrom(octx, what, err, attempt)
+	}
 	if err != nil {
 		return fmt.Errorf("client: %s %s row %q: %w", what, t.name, row, err)
 	}

@@ -113,6 +113,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	if f, ok := stderr.(*os.File); ok && isTerminal(f) {
 		cfg.Progress = stderr
 	}
+	tuneGC()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	rep, err := bench.Run(ctx, cfg)

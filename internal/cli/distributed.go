@@ -99,16 +99,18 @@ func splitEndpoints(s string) []string {
 }
 
 // tuneGC raises the garbage collector's target for the server commands
-// unless GOGC is set: a server's live heap is small next to Pebble's block
-// cache (which lives outside the Go heap), so the default target would run
-// the collector constantly and make every request pay write barriers.
+// and the benchmark driver unless GOGC is set: a server's live heap is small
+// next to Pebble's block cache (which lives outside the Go heap), and a
+// driver's is a few histograms, so the default target would run the
+// collector constantly and make every request pay write barriers.
 func tuneGC() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(serverGCPercent)
 	}
 }
 
-// serverGCPercent is the GOGC the server commands run with by default.
+// serverGCPercent is the GOGC the server commands and `weir bench` run
+// with by default.
 const serverGCPercent = 400
 
 func signalContext() (context.Context, context.CancelFunc) {

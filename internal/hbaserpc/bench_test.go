@@ -4,16 +4,35 @@ import (
 	"bytes"
 	"context"
 	"runtime"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/weirdb/weir/internal/cell"
 	"github.com/weirdb/weir/internal/hbasepb"
 	"google.golang.org/protobuf/proto"
 )
 
-// BenchmarkRoundTrip measures one Get-shaped call over loopback TCP whose
-// response carries a 1 KiB-value cell in a cellblock.
-func BenchmarkRoundTrip(b *testing.B) {
+// processCPU is the process's user plus system CPU time.
+func processCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatalf("getrusage: %v", err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// reportCPU reports "cpu-ns/op": the process's CPU time (client and server
+// together, GC included) since start, per operation.
+func reportCPU(b *testing.B, start time.Duration) {
+	if b.N > 0 {
+		b.ReportMetric(float64((processCPU(b)-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
+	}
+}
+
+// BenchmarkRPCRoundTrip measures one Get-shaped call over loopback TCP
+// whose response carries a 1 KiB-value cell in a cellblock.
+func BenchmarkRPCRoundTrip(b *testing.B) {
 	value := bytes.Repeat([]byte{0xAB}, 1024)
 	h := HandlerFunc(func(ctx context.Context, c *Call) (Response, error) {
 		var req hbasepb.GetRequest
@@ -39,18 +58,22 @@ func BenchmarkRoundTrip(b *testing.B) {
 	b.Run("sequential", func(b *testing.B) {
 		b.ReportAllocs()
 		b.SetBytes(1024)
+		start := processCPU(b)
 		for b.Loop() {
 			call(b)
 		}
+		reportCPU(b, start)
 	})
 	b.Run("concurrent32", func(b *testing.B) {
 		b.ReportAllocs()
 		b.SetBytes(1024)
 		b.SetParallelism(max(1, 32/runtime.GOMAXPROCS(0)))
+		start := processCPU(b)
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
 				call(b)
 			}
 		})
+		reportCPU(b, start)
 	})
 }

@@ -1,7 +1,6 @@
 package hbaserpc
 
 import (
-	"bufio"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -42,28 +41,45 @@ type DialOptions struct {
 // ClientConn is one HBase RPC connection. Calls are pipelined: any number
 // of goroutines may call concurrently; responses are matched by call id.
 //
-// Goroutines: one reader, one writer (which batches requests, flushing when
-// its queue runs dry). Both end on Close or when the connection breaks.
+// Goroutines: one reader, and the background goroutine of the connection's
+// frameWriter (callers write their own requests, coalesced with those of
+// concurrent callers into one write; the background goroutine only takes
+// over when the server does not keep up). Both end on Close or when the
+// connection breaks.
 type ClientConn struct {
 	nc      net.Conn
 	addr    string
 	codec   bool
 	maxResp int
 
-	out    chan *frameBuf // encoded requests for the writer
+	w      *frameWriter   // requests
 	closed chan struct{}  // closed once the connection is broken or closed
 	wg     sync.WaitGroup // reader and writer
+
+	expireKick chan struct{} // capacity 1: a call's deadline is before mu.nextExpiry
 
 	mu struct {
 		sync.Mutex
 		nextID  uint32
-		pending map[uint32]chan<- clientResult // calls awaiting a response
-		err     error                          // why the connection ended; nil while usable
+		pending map[uint32]pendingCall // calls awaiting a response
+		err     error                  // why the connection ended; nil while usable
+		// nextExpiry is when expireLoop will next look for calls past
+		// their timeout; zero when it waits for a kick.
+		nextExpiry time.Time
 	}
 }
 
+// pendingCall is a call awaiting its response.
+type pendingCall struct {
+	ch chan<- clientResult
+	// expires is the call's own timeout (CallTimeout), enforced by
+	// expireLoop; zero when ctx alone bounds the call.
+	expires time.Time
+	method  string
+}
+
 type clientResult struct {
-	hdr  *hbasepb.ResponseHeader
+	hdr  responseHeader
 	body []byte // after the header: delimited message and cellblock
 	err  error
 }
@@ -112,13 +128,18 @@ func Dial(ctx context.Context, addr string, o DialOptions) (*ClientConn, error) 
 		addr:    addr,
 		codec:   !o.DisableCellBlocks,
 		maxResp: o.MaxResponseSize,
-		out:     make(chan *frameBuf, 256),
 		closed:  make(chan struct{}),
 	}
-	c.mu.pending = make(map[uint32]chan<- clientResult)
-	c.wg.Add(2)
+	c.w = newFrameWriter(nc, 0, nil, c.fail)
+	c.expireKick = make(chan struct{}, 1)
+	c.mu.pending = make(map[uint32]pendingCall)
+	c.wg.Add(3)
 	go c.readLoop()
-	go c.writeLoop()
+	go func() {
+		defer c.wg.Done()
+		c.w.run()
+	}()
+	go c.expireLoop()
 	return c, nil
 }
 
@@ -168,8 +189,9 @@ func (c *ClientConn) fail(err error) {
 	c.mu.Unlock()
 	close(c.closed)
 	_ = c.nc.Close()
-	for _, ch := range pending {
-		ch <- clientResult{err: err}
+	c.w.close()
+	for _, p := range pending {
+		p.ch <- clientResult{err: err}
 	}
 }
 
@@ -181,47 +203,63 @@ func (c *ClientConn) fail(err error) {
 // exception comes back as *Error. ctx's deadline is sent as the call's
 // timeout; cancelling ctx abandons the call (the server may still run it).
 func (c *ClientConn) Call(ctx context.Context, method string, req proto.Message, reqCells []cell.Cell, resp proto.Message) ([]cell.Cell, error) {
+	return c.CallTimeout(ctx, 0, method, req, reqCells, resp)
+}
+
+// CallTimeout is Call with the call also bounded by timeout (none if
+// timeout <= 0): the server is told the sooner of ctx's deadline and the
+// timeout, and the call fails with an error wrapping
+// context.DeadlineExceeded (see ErrCallTimeout) when the timeout passes
+// first. It costs no timer per call, unlike a context.WithTimeout around
+// Call: the connection's expiry goroutine watches every call's timeout.
+func (c *ClientConn) CallTimeout(ctx context.Context, timeout time.Duration, method string, req proto.Message, reqCells []cell.Cell, resp proto.Message) ([]cell.Cell, error) {
 	if len(reqCells) > 0 && !c.codec {
 		return nil, errors.New("hbaserpc: request cells on a connection without cellblocks")
 	}
-	hdr := &hbasepb.RequestHeader{MethodName: proto.String(method), RequestParam: proto.Bool(true)}
-	if dl, ok := ctx.Deadline(); ok {
-		ms := time.Until(dl).Milliseconds()
+	hdr := requestHeader{method: method}
+	p := pendingCall{method: method}
+	var until time.Duration
+	dl, hasDeadline := ctx.Deadline()
+	if hasDeadline {
+		until = time.Until(dl)
+	}
+	if timeout > 0 && (!hasDeadline || timeout < until) {
+		p.expires = time.Now().Add(timeout)
+		until, hasDeadline = timeout, true
+	}
+	if hasDeadline {
+		ms := until.Milliseconds()
 		if ms <= 0 {
 			return nil, context.DeadlineExceeded
 		}
-		hdr.Timeout = proto.Uint32(uint32(min(ms, int64(^uint32(0)>>1))))
+		hdr.timeoutMs = uint32(min(ms, int64(^uint32(0)>>1)))
 	}
-	ch := make(chan clientResult, 1)
-	id, err := c.register(ch)
+	ch := getResultChan()
+	p.ch = ch
+	id, err := c.register(p)
 	if err != nil {
+		putResultChan(ch)
 		return nil, err
 	}
-	hdr.CallId = proto.Uint32(id)
-	if req == nil {
-		req = emptyMsg
-	}
+	hdr.callID = id
 	fb := getFrameBuf()
-	if fb.b, err = appendFrame(fb.b, hdr, req, reqCells); err != nil {
+	if fb.b, err = appendRequestFrame(fb.b, hdr, req, reqCells); err != nil {
 		putFrameBuf(fb)
-		c.unregister(id)
+		if c.unregister(id) {
+			putResultChan(ch)
+		}
 		return nil, fmt.Errorf("hbaserpc: encoding %s request: %w", method, err)
 	}
-	select {
-	case c.out <- fb:
-	case <-ctx.Done():
-		putFrameBuf(fb)
-		c.unregister(id)
-		return nil, ctx.Err()
-	case <-c.closed:
-		putFrameBuf(fb)
-		return nil, c.Err()
-	}
+	c.w.write(fb.b)
+	putFrameBuf(fb)
 	var r clientResult
 	select {
 	case r = <-ch:
+		putResultChan(ch) // answered once; nothing else sends on it
 	case <-ctx.Done():
-		c.unregister(id)
+		if c.unregister(id) {
+			putResultChan(ch)
+		}
 		return nil, ctx.Err()
 	}
 	if r.err != nil {
@@ -230,11 +268,26 @@ func (c *ClientConn) Call(ctx context.Context, method string, req proto.Message,
 	return decodeResponse(r.hdr, r.body, resp)
 }
 
-func (c *ClientConn) register(ch chan<- clientResult) (uint32, error) {
+// resultChans recycles the channels calls wait on. A channel goes back only
+// once nothing can send on it: after its one result was received, or after
+// the call was unregistered before anyone took it.
+var resultChans = sync.Pool{New: func() any { return make(chan clientResult, 1) }}
+
+func getResultChan() chan clientResult   { return resultChans.Get().(chan clientResult) }
+func putResultChan(ch chan clientResult) { resultChans.Put(ch) }
+
+func (c *ClientConn) register(p pendingCall) (uint32, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.mu.err != nil {
 		return 0, c.mu.err
+	}
+	if !p.expires.IsZero() && (c.mu.nextExpiry.IsZero() || p.expires.Before(c.mu.nextExpiry)) {
+		c.mu.nextExpiry = p.expires
+		select {
+		case c.expireKick <- struct{}{}:
+		default:
+		}
 	}
 	for {
 		id := c.mu.nextID
@@ -245,21 +298,25 @@ func (c *ClientConn) register(ch chan<- clientResult) (uint32, error) {
 		if _, busy := c.mu.pending[id]; busy { // after 2^32 calls
 			continue
 		}
-		c.mu.pending[id] = ch
+		c.mu.pending[id] = p
 		return id, nil
 	}
 }
 
-func (c *ClientConn) unregister(id uint32) {
+// unregister forgets a call; it reports whether the call was still
+// pending (so nothing will send its result).
+func (c *ClientConn) unregister(id uint32) bool {
 	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.mu.pending[id]
 	delete(c.mu.pending, id)
-	c.mu.Unlock()
+	return ok
 }
 
 // decodeResponse decodes what follows a response header.
-func decodeResponse(hdr *hbasepb.ResponseHeader, body []byte, resp proto.Message) ([]cell.Cell, error) {
-	if exc := hdr.GetException(); exc != nil {
-		return nil, remoteError(exc)
+func decodeResponse(hdr responseHeader, body []byte, resp proto.Message) ([]cell.Cell, error) {
+	if hdr.exception != nil {
+		return nil, remoteError(hdr.exception)
 	}
 	mb, rest, err := consumeDelimited(body)
 	if err != nil {
@@ -270,7 +327,7 @@ func decodeResponse(hdr *hbasepb.ResponseHeader, body []byte, resp proto.Message
 			return nil, fmt.Errorf("hbaserpc: unmarshalling %s: %w", resp.ProtoReflect().Descriptor().FullName(), err)
 		}
 	}
-	if n := hdr.GetCellBlockMeta().GetLength(); uint64(len(rest)) != uint64(n) {
+	if n := hdr.cbLen; uint64(len(rest)) != uint64(n) {
 		return nil, fmt.Errorf("%w: %d bytes after the response message, cell_block_meta says %d", errMalformed, len(rest), n)
 	}
 	if len(rest) == 0 {
@@ -289,19 +346,6 @@ func remoteError(exc *hbasepb.ExceptionResponse) *Error {
 	}
 }
 
-// readResponseHeader splits a response frame into its header and the rest.
-func readResponseHeader(frame []byte) (*hbasepb.ResponseHeader, []byte, error) {
-	hb, rest, err := consumeDelimited(frame)
-	if err != nil {
-		return nil, nil, fmt.Errorf("response header: %w", err)
-	}
-	h := &hbasepb.ResponseHeader{}
-	if err := unmarshalPartial.Unmarshal(hb, h); err != nil {
-		return nil, nil, fmt.Errorf("%w: response header: %v", errMalformed, err)
-	}
-	return h, rest, nil
-}
-
 func (c *ClientConn) readLoop() {
 	defer c.wg.Done()
 	br := newReader(c.nc)
@@ -311,45 +355,24 @@ func (c *ClientConn) readLoop() {
 			c.fail(err)
 			return
 		}
-		hdr, body, err := readResponseHeader(frame)
+		hdr, body, err := parseResponseHeader(frame)
 		if err != nil {
 			c.fail(err)
 			return
 		}
-		id := hdr.GetCallId()
-		if exc := hdr.GetException(); exc != nil {
+		id := hdr.callID
+		if exc := hdr.exception; exc != nil {
 			if e := remoteError(exc); id == connectionLevelCallID || e.IsFatal() {
 				c.fail(e)
 				return
 			}
 		}
 		c.mu.Lock()
-		ch := c.mu.pending[id]
+		p, ok := c.mu.pending[id]
 		delete(c.mu.pending, id)
 		c.mu.Unlock()
-		if ch != nil { // nil: an abandoned call
-			ch <- clientResult{hdr: hdr, body: body}
-		}
-	}
-}
-
-func (c *ClientConn) writeLoop() {
-	defer c.wg.Done()
-	bw := bufio.NewWriterSize(c.nc, writeBufferSize)
-	for {
-		select {
-		case fb := <-c.out:
-			_, err := bw.Write(fb.b)
-			putFrameBuf(fb)
-			if err == nil && len(c.out) == 0 {
-				err = bw.Flush()
-			}
-			if err != nil {
-				c.fail(err)
-				return
-			}
-		case <-c.closed:
-			return
+		if ok { // else an abandoned call
+			p.ch <- clientResult{hdr: hdr, body: body}
 		}
 	}
 }
@@ -377,11 +400,11 @@ func FetchClusterID(ctx context.Context, addr string) (string, error) {
 		}
 		return "", fmt.Errorf("hbaserpc: reading registry response from %s: %w", addr, err)
 	}
-	hdr, body, err := readResponseHeader(frame)
+	hdr, body, err := parseResponseHeader(frame)
 	if err != nil {
 		return "", err
 	}
-	if exc := hdr.GetException(); exc != nil {
+	if exc := hdr.exception; exc != nil {
 		return "", remoteError(exc)
 	}
 	mb, _, err := consumeDelimited(body)

@@ -28,8 +28,10 @@ import (
 // connection's slots from before its frame is read until its response has
 // been written, so at most MaxConcurrentCallsPerConn request frames and
 // responses are in memory per connection, and the reader stops reading when
-// the slots are used up. One writer goroutine writes responses in completion
-// order, flushing when its queue runs dry.
+// the slots are used up. A call goroutine writes its own response through
+// the connection's frameWriter, which coalesces the responses that complete
+// together into one write; only when the client does not keep up does the
+// writer's background goroutine take over (see frameWriter).
 type conn struct {
 	s      *Server
 	cfg    *ServerConfig
@@ -47,11 +49,15 @@ type conn struct {
 	user    string
 	codec   bool
 
-	slots   chan struct{}  // semaphore: send to acquire, receive to release
-	out     chan *frameBuf // responses for the writer; each holds a slot
-	calls   sync.WaitGroup // outstanding calls
-	work    chan *Call     // unbuffered: to call goroutines waiting for work
-	workers sync.WaitGroup // call goroutines
+	slots chan struct{}  // semaphore: send to acquire, receive to release
+	w     *frameWriter   // responses; each holds a slot until written
+	calls sync.WaitGroup // outstanding calls
+	work  chan *Call     // unbuffered: to call goroutines waiting for work
+	names methodNames    // the reader's interned method names
+	// readDeadline is the read deadline in force (the reader's own).
+	readDeadline time.Time
+	deadlines    deadlineCtxs   // the reader's shared call contexts
+	workers      sync.WaitGroup // call goroutines
 }
 
 // callIdle is how long a call goroutine waits for another call before it
@@ -65,9 +71,9 @@ func newConn(s *Server, nc net.Conn) *conn {
 		nc:     nc,
 		remote: nc.RemoteAddr(),
 		slots:  make(chan struct{}, s.cfg.MaxConcurrentCallsPerConn),
-		out:    make(chan *frameBuf, s.cfg.MaxConcurrentCallsPerConn),
 		work:   make(chan *Call),
 	}
+	c.w = newFrameWriter(nc, s.cfg.WriteTimeout, c.releaseSlots, c.writeFailed)
 	c.log = s.log.With("remote", remoteString(c.remote))
 	c.ctx, c.cancel = context.WithCancel(s.ctx)
 	c.br = newReader(nc)
@@ -82,7 +88,7 @@ func remoteString(a net.Addr) string {
 }
 
 // run serves the connection until it ends, then tears it down: cancels the
-// calls, waits for them, lets the writer drain and closes the socket.
+// calls, waits for them, lets the writer finish and closes the socket.
 func (c *conn) run() {
 	defer c.nc.Close()
 	defer c.cancel()
@@ -90,13 +96,32 @@ func (c *conn) run() {
 		return
 	}
 	writerDone := make(chan struct{})
-	go c.writeLoop(writerDone) // joined below
+	go func() { // joined below
+		defer close(writerDone)
+		c.w.run()
+	}()
 	c.readLoop()
 	c.cancel()
 	c.calls.Wait()
 	c.workers.Wait() // they exit once ctx is cancelled and their call is done
-	close(c.out)
+	c.deadlines.release()
+	c.w.close()
 	<-writerDone
+}
+
+// releaseSlots frees the slots of n responses written (or dropped).
+func (c *conn) releaseSlots(n int) {
+	for range n {
+		<-c.slots
+	}
+}
+
+// writeFailed ends the connection after a write error; the reader, blocked
+// in read, is unblocked by the close.
+func (c *conn) writeFailed(err error) {
+	c.log.Debug("hbaserpc: writing responses", "err", err)
+	c.cancel()
+	_ = c.nc.Close()
 }
 
 // handshake reads the preamble and ConnectionHeader. It answers the
@@ -190,8 +215,8 @@ func (c *conn) answerRegistry() {
 	c.writeDirect(b)
 }
 
-// writeFatal sends a connection-level exception (call id 0xFFFFFFFF) before
-// the writer goroutine exists.
+// writeFatal sends a connection-level exception (call id 0xFFFFFFFF) during
+// the handshake, before any call.
 func (c *conn) writeFatal(class, msg string) {
 	b, err := appendFrame(nil, c.exceptionHeader(connectionLevelCallID, &Error{Class: class, Message: msg, DoNotRetry: true}), nil, nil)
 	if err != nil {
@@ -243,15 +268,30 @@ func (c *conn) readLoop() {
 // readRequestFrame reads one request frame. While waiting for its first
 // byte it allows IdleTimeout, extended while calls are outstanding; once the
 // frame has started the rest must come within ReadTimeout.
+//
+// Read deadlines are set only when a read may block, and the idle one only
+// when the one in force would expire too soon: each SetReadDeadline
+// re-arms a runtime timer, and with a frame per call, two per frame were a
+// visible share of the reader's CPU. So the idle deadline is set up to
+// IdleTimeout/16 later than exact (a connection closes after between
+// IdleTimeout and 17/16 of it), and a frame already in the buffer, or
+// arriving whole with its first byte, sets none.
 func (c *conn) readRequestFrame() ([]byte, error) {
+	if n, ok := c.bufferedFrame(); ok {
+		return readFull(c.br, n)
+	}
 	var lb [4]byte
 	for {
-		_ = c.nc.SetReadDeadline(time.Now().Add(c.cfg.IdleTimeout))
-		n, err := io.ReadFull(c.br, lb[:1])
+		if now := time.Now(); c.readDeadline.Before(now.Add(c.cfg.IdleTimeout)) {
+			c.readDeadline = now.Add(c.cfg.IdleTimeout + c.cfg.IdleTimeout/16)
+			_ = c.nc.SetReadDeadline(c.readDeadline)
+		}
+		_, err := c.br.Peek(1)
 		if err == nil {
 			break
 		}
-		if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() && n == 0 && len(c.slots) > 1 {
+		if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() && c.br.Buffered() == 0 && len(c.slots) > 1 {
+			c.readDeadline = time.Time{}
 			continue // not idle: calls are outstanding
 		}
 		if errors.Is(err, os.ErrDeadlineExceeded) {
@@ -259,8 +299,12 @@ func (c *conn) readRequestFrame() ([]byte, error) {
 		}
 		return nil, err
 	}
-	_ = c.nc.SetReadDeadline(time.Now().Add(c.cfg.ReadTimeout))
-	if _, err := io.ReadFull(c.br, lb[1:]); err != nil {
+	if n, ok := c.bufferedFrame(); ok {
+		return readFull(c.br, n)
+	}
+	c.readDeadline = time.Now().Add(c.cfg.ReadTimeout)
+	_ = c.nc.SetReadDeadline(c.readDeadline)
+	if _, err := io.ReadFull(c.br, lb[:]); err != nil {
 		return nil, noEOF(err)
 	}
 	n, err := frameLen(lb, c.cfg.MaxRequestSize)
@@ -268,6 +312,22 @@ func (c *conn) readRequestFrame() ([]byte, error) {
 		return nil, err
 	}
 	return readFull(c.br, n)
+}
+
+// bufferedFrame reports whether a whole request frame is in the read
+// buffer, and if so consumes its length prefix and returns its length. A
+// bad length is left for the slow path to report.
+func (c *conn) bufferedFrame() (int, bool) {
+	if c.br.Buffered() < 4 {
+		return 0, false
+	}
+	lb, _ := c.br.Peek(4)
+	n, err := frameLen([4]byte(lb), c.cfg.MaxRequestSize)
+	if err != nil || c.br.Buffered() < 4+n {
+		return 0, false
+	}
+	_, _ = c.br.Discard(4)
+	return n, true
 }
 
 // refuseTooBig answers a frame whose length exceeds MaxRequestSize without
@@ -283,8 +343,8 @@ func (c *conn) refuseTooBig(tb *errFrameTooBig) {
 	e := &Error{Class: FatalConnection, Message: msg, DoNotRetry: true}
 	id := uint32(connectionLevelCallID)
 	if buf, err := c.br.Peek(c.br.Buffered()); err == nil {
-		if h, _, err := parseRequestHeader(buf); err == nil {
-			id = h.GetCallId()
+		if call, _, err := parseRequest(buf, nil); err == nil {
+			id = call.ID
 			e.Class = RequestTooBig
 		}
 	}
@@ -299,36 +359,42 @@ func (c *conn) enqueueError(id uint32, e *Error) {
 		c.log.Error("hbaserpc: encoding exception", "err", err)
 		fb.b = fb.b[:0]
 	}
-	c.out <- fb
+	c.send(fb)
+}
+
+// send writes a response frame (an empty one only releases its slot) and
+// returns fb to the pool.
+func (c *conn) send(fb *frameBuf) {
+	if len(fb.b) > 0 {
+		c.w.write(fb.b)
+	} else {
+		c.releaseSlots(1)
+	}
+	putFrameBuf(fb)
 }
 
 // dispatch starts serving one request frame; the caller's slot goes with
 // it. It reports whether the connection can go on.
 func (c *conn) dispatch(frame []byte) bool {
 	received := time.Now()
-	h, rest, err := parseRequestHeader(frame)
+	call, rest, err := parseRequest(frame, &c.names)
 	if err != nil {
 		c.log.Info("hbaserpc: malformed request; closing connection", "err", err)
 		c.enqueueError(connectionLevelCallID, &Error{Class: FatalConnection, Message: err.Error(), DoNotRetry: true})
 		return false
 	}
-	id := h.GetCallId()
+	id, h := call.ID, call.Header
 	param, cb, err := splitRequestBody(h, rest)
 	if err != nil {
-		c.log.Info("hbaserpc: malformed request", "call", id, "method", h.GetMethodName(), "err", err)
+		c.log.Info("hbaserpc: malformed request", "call", id, "method", call.Method, "err", err)
 		c.enqueueError(id, &Error{Class: DoNotRetryIOException, Message: err.Error(), DoNotRetry: true})
 		return true
 	}
-	call := &Call{
-		ID:         id,
-		Service:    c.service,
-		Method:     h.GetMethodName(),
-		Header:     h,
-		Param:      param,
-		User:       c.user,
-		Remote:     c.remote,
-		CellBlocks: c.codec,
-	}
+	call.Service = c.service
+	call.Param = param
+	call.User = c.user
+	call.Remote = c.remote
+	call.CellBlocks = c.codec
 	if len(cb) > 0 {
 		if !c.codec {
 			c.enqueueError(id, &Error{Class: DoNotRetryIOException, DoNotRetry: true,
@@ -342,7 +408,7 @@ func (c *conn) dispatch(frame []byte) bool {
 		}
 	}
 	if t := h.GetTimeout(); t > 0 {
-		call.Deadline = received.Add(time.Duration(t) * time.Millisecond)
+		call.ctx, call.Deadline, call.cancel = c.deadlines.callContext(c.ctx, received, time.Duration(t)*time.Millisecond)
 	}
 	c.calls.Add(1)
 	c.s.serving.Add(1) // from here, so Stats never misses a call not yet scheduled
@@ -367,20 +433,30 @@ func (c *conn) start(call *Call) {
 }
 
 // callLoop serves call, then the calls start hands it, until it has
-// been idle for callIdle or the connection ends.
+// been idle for callIdle (up to twice that: the timer is not re-armed per
+// call, which cost a timer update per call, but checked when it fires) or
+// the connection ends.
 func (c *conn) callLoop(call *Call) {
 	defer c.workers.Done()
 	idle := time.NewTimer(callIdle)
 	defer idle.Stop()
+	served, seen := 0, 0
 	for {
 		c.serveCall(call)
-		idle.Reset(callIdle)
-		select {
-		case call = <-c.work:
-		case <-idle.C:
-			return
-		case <-c.ctx.Done():
-			return
+		served++
+		for wait := true; wait; {
+			select {
+			case call = <-c.work:
+				wait = false
+			case <-idle.C:
+				if served == seen {
+					return
+				}
+				seen = served
+				idle.Reset(callIdle)
+			case <-c.ctx.Done():
+				return
+			}
 		}
 	}
 }
@@ -399,12 +475,7 @@ func (c *conn) serveCall(call *Call) {
 				Message: "server error: response cells on a connection without cellblocks"}
 			c.log.Error("hbaserpc: handler returned cells on a connection without a codec", "method", call.Method)
 		} else {
-			msg := resp.Msg
-			if msg == nil {
-				msg = emptyMsg
-			}
-			hdr := &hbasepb.ResponseHeader{CallId: proto.Uint32(call.ID)}
-			fb.b, err = appendFrame(fb.b, hdr, msg, resp.Cells)
+			fb.b, err = appendResponseFrame(fb.b, call.ID, resp.Msg, resp.Cells)
 			if err != nil {
 				c.log.Error("hbaserpc: encoding response", "method", call.Method, "err", err)
 				err = DoNotRetry(fmt.Errorf("server error encoding the response: %w", err))
@@ -418,16 +489,17 @@ func (c *conn) serveCall(call *Call) {
 			fb.b = fb.b[:0]
 		}
 	}
-	c.out <- fb
+	c.send(fb)
 }
 
 // invoke calls the handler, turning a panic into an error.
 func (c *conn) invoke(call *Call) (resp Response, err error) {
 	ctx := c.ctx
-	if !call.Deadline.IsZero() {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadline(ctx, call.Deadline)
-		defer cancel()
+	if call.ctx != nil {
+		ctx = call.ctx
+	}
+	if call.cancel != nil {
+		defer call.cancel()
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -439,37 +511,6 @@ func (c *conn) invoke(call *Call) (resp Response, err error) {
 		}
 	}()
 	return c.handler.Serve(ctx, call)
-}
-
-// writeLoop writes queued responses, flushing whenever the queue is empty.
-// After a write error it keeps draining (releasing slots) until run closes
-// the queue.
-func (c *conn) writeLoop(done chan<- struct{}) {
-	defer close(done)
-	bw := bufio.NewWriterSize(c.nc, writeBufferSize)
-	var werr error
-	for fb := range c.out {
-		if werr == nil && len(fb.b) > 0 {
-			if bw.Buffered() == 0 {
-				_ = c.nc.SetWriteDeadline(time.Now().Add(c.cfg.WriteTimeout))
-			}
-			_, werr = bw.Write(fb.b)
-		}
-		putFrameBuf(fb)
-		<-c.slots
-		if werr == nil && len(c.out) == 0 && bw.Buffered() > 0 {
-			werr = bw.Flush()
-		}
-		if werr != nil && bw != nil {
-			c.log.Debug("hbaserpc: writing responses", "err", werr)
-			bw = nil
-			c.cancel()
-			_ = c.nc.Close() // unblocks the reader
-		}
-	}
-	if werr == nil {
-		_ = bw.Flush()
-	}
 }
 
 // toStringBinary renders bytes as HBase's Bytes.toStringBinary does:

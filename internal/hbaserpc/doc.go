@@ -8,8 +8,8 @@
 // # Server goroutines and memory
 //
 // Per connection there is a reader goroutine (preamble, header, frames;
-// it also tears the connection down), one writer goroutine, and one
-// goroutine per call being served. Each outstanding call holds one of
+// it also tears the connection down), one background writer goroutine, and
+// one goroutine per call being served (reused from call to call). Each outstanding call holds one of
 // MaxConcurrentCallsPerConn slots from before its frame is read until its
 // response has been written; when none is free the reader stops reading, so
 // a connection holds at most that many request frames and responses.
@@ -17,7 +17,15 @@
 // length prefix before any of the body is read, and a frame's buffer grows
 // with the bytes that actually arrive, so a peer that announces a big frame
 // and sends little costs little. Responses are written in completion order
-// through a buffered writer flushed whenever its queue runs dry.
+// by the call goroutines themselves, those that complete together in one
+// write syscall; the background writer only finishes what a full socket
+// left over, so no call goroutine waits on a slow client (see frameWriter).
+//
+// # Client goroutines
+//
+// A ClientConn has a reader, a background writer (callers write their own
+// requests the same way) and a goroutine that fails calls whose
+// CallTimeout has passed.
 //
 // Server.Close stops accepting, cancels every call's context, closes every
 // connection and waits for all of these goroutines.

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"sync"
 
 	"github.com/weirdb/weir/internal/cell"
@@ -108,11 +107,33 @@ func noEOF(err error) error {
 
 // readFrame reads one length-prefixed frame of at most limit bytes.
 func readFrame(r io.Reader, limit int) ([]byte, error) {
+	if br, ok := r.(*bufio.Reader); ok {
+		return readBufferedFrame(br, limit)
+	}
 	n, err := readFrameLen(r, limit)
 	if err != nil {
 		return nil, err
 	}
 	return readFull(r, n)
+}
+
+// readBufferedFrame is readFrame from a bufio.Reader: the length prefix is
+// peeked from its buffer (through io.ReadFull it would be a heap
+// allocation per frame).
+func readBufferedFrame(br *bufio.Reader, limit int) ([]byte, error) {
+	lb, err := br.Peek(4)
+	if err != nil {
+		if len(lb) > 0 {
+			err = noEOF(err)
+		}
+		return nil, err
+	}
+	n, err := frameLen([4]byte(lb), limit)
+	if err != nil {
+		return nil, err
+	}
+	_, _ = br.Discard(4)
+	return readFull(br, n)
 }
 
 // consumeDelimited splits a varint-delimited message off the front of b.
@@ -131,23 +152,6 @@ var (
 	unmarshalPartial = proto.UnmarshalOptions{AllowPartial: true, DiscardUnknown: false}
 	marshalCached    = proto.MarshalOptions{UseCachedSize: true}
 )
-
-// parseRequestHeader parses the RequestHeader at the front of a request
-// frame. It fails only when no call id can be known.
-func parseRequestHeader(frame []byte) (*hbasepb.RequestHeader, []byte, error) {
-	hb, rest, err := consumeDelimited(frame)
-	if err != nil {
-		return nil, nil, fmt.Errorf("request header: %w", err)
-	}
-	h := &hbasepb.RequestHeader{}
-	if err := unmarshalPartial.Unmarshal(hb, h); err != nil {
-		return nil, nil, fmt.Errorf("%w: request header: %v", errMalformed, err)
-	}
-	if h.CallId == nil {
-		return nil, nil, fmt.Errorf("%w: request header without call_id", errMalformed)
-	}
-	return h, rest, nil
-}
 
 // splitRequestBody splits what follows the header into param and cellblock.
 func splitRequestBody(h *hbasepb.RequestHeader, rest []byte) (param, cellblock []byte, err error) {
@@ -183,17 +187,19 @@ func putFrameBuf(f *frameBuf) {
 	framePool.Put(f)
 }
 
-// appendFrame appends a complete frame: int32 length, delimited header,
-// delimited msg (if msg is non-nil), then the cells as a cellblock. If cells
-// is non-empty the header's cell_block_meta is set; the header is
-// modified accordingly. hdr must be a *RequestHeader or *ResponseHeader.
+// appendFrame appends a complete frame through the generic protobuf
+// encoder: int32 length, delimited header, delimited msg (if msg is
+// non-nil), then the cells as a cellblock. If cells is non-empty the
+// header's cell_block_meta is set; the header is modified accordingly. hdr
+// must be a *RequestHeader or *ResponseHeader. Ordinary calls use
+// appendRequestFrame and appendResponseFrame instead; this serves
+// exceptions and connection-level answers.
 func appendFrame(dst []byte, hdr proto.Message, msg proto.Message, cells []cell.Cell) ([]byte, error) {
-	cbLen := 0
-	if len(cells) > 0 {
-		var err error
-		if cbLen, err = CellBlockSize(cells); err != nil {
-			return dst, err
-		}
+	cbLen, err := cellBlockLen(cells)
+	if err != nil {
+		return dst, err
+	}
+	if cbLen > 0 {
 		meta := &hbasepb.CellBlockMeta{Length: proto.Uint32(uint32(cbLen))}
 		switch h := hdr.(type) {
 		case *hbasepb.RequestHeader:
@@ -202,41 +208,13 @@ func appendFrame(dst []byte, hdr proto.Message, msg proto.Message, cells []cell.
 			h.CellBlockMeta = meta
 		}
 	}
-	hs := proto.Size(hdr)
-	total := int64(protowire.SizeVarint(uint64(hs)) + hs + cbLen)
-	ms := 0
-	if msg != nil {
-		ms = proto.Size(msg)
-		total += int64(protowire.SizeVarint(uint64(ms)) + ms)
-	}
-	if total > math.MaxInt32 {
-		return dst, fmt.Errorf("hbaserpc: frame of %d bytes too large", total)
-	}
-	start := len(dst)
-	if cap(dst)-len(dst) < 4+int(total) {
-		nb := make([]byte, len(dst), len(dst)+4+int(total))
-		copy(nb, dst)
-		dst = nb
-	}
-	dst = binary.BigEndian.AppendUint32(dst, uint32(total))
-	dst = protowire.AppendVarint(dst, uint64(hs))
-	var err error
-	if dst, err = marshalCached.MarshalAppend(dst, hdr); err != nil {
-		return dst[:start], fmt.Errorf("hbaserpc: marshalling header: %w", err)
-	}
-	if msg != nil {
-		dst = protowire.AppendVarint(dst, uint64(ms))
-		if dst, err = marshalCached.MarshalAppend(dst, msg); err != nil {
-			return dst[:start], fmt.Errorf("hbaserpc: marshalling %s: %w", msg.ProtoReflect().Descriptor().FullName(), err)
+	return appendFrameWith(dst, proto.Size(hdr), func(b []byte) ([]byte, error) {
+		b, err := marshalCached.MarshalAppend(b, hdr)
+		if err != nil {
+			return b, fmt.Errorf("hbaserpc: marshalling header: %w", err)
 		}
-	}
-	if cbLen > 0 {
-		dst, _ = AppendCellBlock(dst, cells) // sized above
-	}
-	if len(dst)-start != 4+int(total) {
-		return dst[:start], fmt.Errorf("hbaserpc: frame encoded to %d bytes, expected %d (message changed while encoding?)", len(dst)-start-4, total)
-	}
-	return dst, nil
+		return b, nil
+	}, msg, cells, cbLen)
 }
 
 // newReader returns a buffered reader of the standard size.

@@ -27,15 +27,22 @@ type Call struct {
 	// Msg is Param unmarshalled, once a decorator in front of the handler
 	// (the region server's quota gate) has done it, so that the handler
 	// reuses it instead of decoding the same bytes again; nil until then.
-	Msg      proto.Message
-	Cells    []cell.Cell // the decoded request cellblock, if any
-	User     string      // ConnectionHeader.user_info.effective_user ("" if absent)
-	Remote   net.Addr
-	Deadline time.Time // from RequestHeader.timeout; zero if none was given
+	Msg    proto.Message
+	Cells  []cell.Cell // the decoded request cellblock, if any
+	User   string      // ConnectionHeader.user_info.effective_user ("" if absent)
+	Remote net.Addr
+	// Deadline is when the handler's ctx ends: the client's
+	// RequestHeader.timeout counted from the request's arrival, rounded up
+	// by less than 1/64 of the timeout (see deadline.go); zero if the
+	// client gave none.
+	Deadline time.Time
 
 	// CellBlocks reports whether the connection negotiated the
 	// KeyValueCodec, i.e. whether Response.Cells may be used.
 	CellBlocks bool
+
+	ctx    context.Context    // ends at Deadline; nil: the connection's
+	cancel context.CancelFunc // non-nil for a context of the call's own
 }
 
 // Response is a Handler's answer to a call.
@@ -168,9 +175,9 @@ func (c *ServerConfig) Validate() error {
 // Server serves the HBase RPC protocol on one listener.
 //
 // Goroutines: Serve's caller runs the accept loop; each connection has a
-// reader goroutine (which also owns the connection's teardown), a writer
-// goroutine and one goroutine per call being served. All are tracked by the
-// server, and Close waits for them.
+// reader goroutine (which also owns the connection's teardown), a
+// background writer goroutine (see frameWriter) and one goroutine per call
+// being served. All are tracked by the server, and Close waits for them.
 type Server struct {
 	cfg      ServerConfig
 	log      *slog.Logger

@@ -342,8 +342,12 @@ func readRawFrame(t *testing.T, nc net.Conn) (*hbasepb.ResponseHeader, []byte) {
 	if err != nil {
 		t.Fatalf("reading frame: %v", err)
 	}
-	hdr, body, err := readResponseHeader(frame)
+	hb, body, err := consumeDelimited(frame)
 	if err != nil {
+		t.Fatal(err)
+	}
+	hdr := &hbasepb.ResponseHeader{}
+	if err := proto.Unmarshal(hb, hdr); err != nil {
 		t.Fatal(err)
 	}
 	return hdr, body
@@ -730,12 +734,17 @@ func FuzzReadFrame(f *testing.F) {
 	f.Add([]byte{0, 1, 0, 0, 1})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		frame, err := readFrame(bytes.NewReader(b), 1<<20)
+		// The buffered path (the client's) reads the same frame.
+		bframe, berr := readFrame(bufio.NewReaderSize(bytes.NewReader(b), 16), 1<<20)
+		if (err == nil) != (berr == nil) || !bytes.Equal(frame, bframe) {
+			t.Fatalf("unbuffered: %x, %v; buffered: %x, %v", frame, err, bframe, berr)
+		}
 		if err == nil {
 			if len(frame) != int(binary.BigEndian.Uint32(b)) {
 				t.Fatalf("frame of %d bytes, prefix says %d", len(frame), binary.BigEndian.Uint32(b))
 			}
-			if h, rest, err := parseRequestHeader(frame); err == nil {
-				_, _, _ = splitRequestBody(h, rest)
+			if call, rest, err := parseRequest(frame, nil); err == nil {
+				_, _, _ = splitRequestBody(call.Header, rest)
 			}
 		}
 	})

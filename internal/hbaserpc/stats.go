@@ -14,13 +14,14 @@ type Stats struct {
 	// Outstanding is Serving plus WriteQueue: calls read and not yet
 	// answered on the wire (a response being written is not counted).
 	Outstanding int64
-	// WriteQueue is the number of responses waiting for their connection's
-	// writer.
+	// WriteQueue is the number of responses encoded and queued on their
+	// connection but not yet written to its socket (several complete at
+	// once, or the client reads slowly).
 	WriteQueue int
 }
 
 // Stats returns the server's current load. It takes the server's
-// connection lock briefly and reads channel lengths; it never waits for a
+// connection lock briefly and reads each connection's write queue length; it never waits for a
 // call.
 func (s *Server) Stats() Stats {
 	st := Stats{Accepted: s.accepted.Load(), Serving: s.serving.Load()}
@@ -28,7 +29,7 @@ func (s *Server) Stats() Stats {
 	defer s.mu.Unlock()
 	st.Conns = len(s.mu.conns)
 	for c := range s.mu.conns {
-		st.WriteQueue += len(c.out)
+		st.WriteQueue += c.w.queued()
 	}
 	st.Outstanding = st.Serving + int64(st.WriteQueue)
 	return st

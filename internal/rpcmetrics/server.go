@@ -28,7 +28,7 @@ func RegisterServer(reg prometheus.Registerer, stats func() hbaserpc.Stats) {
 		outstanding: prometheus.NewDesc("weir_rpc_calls_outstanding",
 			"Calls read from their connection and not yet answered on the wire.", nil, nil),
 		writeQ: prometheus.NewDesc("weir_rpc_response_queue_length",
-			"Responses waiting for their connection's writer.", nil, nil),
+			"Responses encoded and queued on their connection, not yet written to its socket.", nil, nil),
 	})
 }
 
