@@ -230,6 +230,7 @@ func (s *Scanner) next(ctx context.Context, maxRows int, maxBytes int64) ([]Resu
 	}
 	var out []Result
 	var bytesOut int64
+	y := YielderFrom(ctx) // yield.go
 	for len(out) < maxRows && (maxBytes <= 0 || bytesOut < maxBytes) {
 		if len(s.pending) > 0 {
 			out = append(out, s.takeBatch())
@@ -242,6 +243,9 @@ func (s *Scanner) next(ctx context.Context, maxRows int, maxBytes int64) ([]Resu
 			if err := ctx.Err(); err != nil {
 				return out, true, err
 			}
+		}
+		if y != nil {
+			y.Yield(ctx)
 		}
 		cells, err := s.nextRow()
 		if err != nil {

@@ -286,7 +286,7 @@ func (g *quotaGate) Serve(ctx context.Context, c *hbaserpc.Call) (hbaserpc.Respo
 		}
 		return hbaserpc.Response{}, err
 	}
-	release, err := g.acquireSlot(ctx, req.User)
+	ctx, release, err := g.acquireSlot(ctx, req.User)
 	if err != nil {
 		return hbaserpc.Response{}, err
 	}

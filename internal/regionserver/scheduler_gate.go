@@ -2,8 +2,11 @@ package regionserver
 
 import (
 	"context"
+	"runtime"
+	"time"
 
 	"github.com/weirdb/weir/internal/quota"
+	"github.com/weirdb/weir/internal/region"
 )
 
 // DefaultHandlerCount is hbase.regionserver.handler.count's default, the
@@ -23,14 +26,37 @@ func noRelease() {}
 // no slot). While slots are free it returns at once (work-conserving);
 // when all are busy the call queues and is admitted by the user's
 // PRIORITY, then by weighted fair share across users (quota.Scheduler).
-// It returns the release to call when the handler is done, or ctx's error.
-func (g *quotaGate) acquireSlot(ctx context.Context, user string) (func(), error) {
+// While HIGH or MEDIUM work is active, LOW calls hold at most
+// lowBusyLimit() slots. It returns the context to serve the call with (a
+// LOW call's carries its slot as the scan's region.Yielder, so that a long
+// scan gives way between rows), the release to call when the handler is
+// done, or ctx's error.
+func (g *quotaGate) acquireSlot(ctx context.Context, user string) (context.Context, func(), error) {
 	if g.slots == nil {
-		return noRelease, nil
+		return ctx, noRelease, nil
 	}
 	p, w := g.checker.Load().Tenant(user)
-	return g.slots.Acquire(ctx, user, p, w)
+	sl, err := g.slots.AcquireSlot(ctx, user, p, w)
+	if err != nil {
+		return ctx, nil, err
+	}
+	if p <= quota.PriorityLow && g.slots.LowBusyLimit > 0 {
+		ctx = region.WithYielder(ctx, sl)
+	}
+	return ctx, sl.Release, nil
 }
+
+// lowBusyLinger is how long LOW stays bounded after the last HIGH or
+// MEDIUM call ended: longer than a closed-loop client's think time between
+// calls (a fraction of a millisecond to a few), short enough that LOW alone
+// gets the whole server back at once.
+const lowBusyLinger = 50 * time.Millisecond
+
+// lowBusyLimit is how many slots LOW calls may hold while higher work is
+// active: one fewer than the processors Go runs on (at least one), so
+// that a processor is free to read, run and answer a HIGH call at once
+// instead of after a running scan's time slice.
+func lowBusyLimit() int { return max(runtime.GOMAXPROCS(0)-1, 1) }
 
 // DefaultHighPriorityHandlers is weir.regionserver.high.priority.handler.count's
 // default: execution slots beyond hbase.regionserver.handler.count that
@@ -45,7 +71,7 @@ func newSlots(n, high int) *quota.Scheduler {
 	if n < 0 {
 		return nil
 	}
-	return &quota.Scheduler{Slots: n, HighReserve: high}
+	return &quota.Scheduler{Slots: n, HighReserve: high, LowBusyLimit: lowBusyLimit(), BusyLinger: lowBusyLinger}
 }
 
 // QuotaTenant returns the scheduling class and weight the server applies
