@@ -57,31 +57,10 @@ func TestGateSchedulesByPriorityAndWeight(t *testing.T) {
 		t.Fatal(err)
 	}
 	g.slots = newSlots(1, 0)
-	st := quota.Settings{}
-	for _, c := range []quota.Change{
-		{User: "etl", Priority: "LOW"},
-		{User: "web", Priority: "HIGH"},
-		{User: "a", Weight: 3},
-		{User: "b", Weight: 1},
-	} {
-		if st, err = st.Apply(c); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := g.apply(meta.QuotaState{Settings: st, RPCThrottle: true}); err != nil {
-		t.Fatal(err)
-	}
-
+	applyTenants(t, g, quota.Change{User: "etl", Priority: "LOW"}, quota.Change{User: "web", Priority: "HIGH"},
+		quota.Change{User: "a", Weight: 3}, quota.Change{User: "b", Weight: 1})
 	var wg sync.WaitGroup
-	serve := func(user string) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if _, err := g.Serve(context.Background(), getCall(t, user)); err != nil {
-				t.Error(err)
-			}
-		}()
-	}
+	serve := server(t, g, &wg)
 	serve("hold") // takes the only slot
 	<-h.started
 	queued := func(n int) {
@@ -186,25 +165,9 @@ func TestGateBoundsLowWhileHighRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	g.slots = &quota.Scheduler{Slots: 4, LowBusyLimit: 1}
-	st := quota.Settings{}
-	for _, c := range []quota.Change{{User: "etl", Priority: "LOW"}, {User: "web", Priority: "HIGH"}} {
-		if st, err = st.Apply(c); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := g.apply(meta.QuotaState{Settings: st, RPCThrottle: true}); err != nil {
-		t.Fatal(err)
-	}
+	applyTenants(t, g, quota.Change{User: "etl", Priority: "LOW"}, quota.Change{User: "web", Priority: "HIGH"})
 	var wg sync.WaitGroup
-	serve := func(user string) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if _, err := g.Serve(context.Background(), getCall(t, user)); err != nil {
-				t.Error(err)
-			}
-		}()
-	}
+	serve := server(t, g, &wg)
 	serve("web")
 	<-h.started
 	for range 3 {
@@ -226,4 +189,33 @@ func TestGateBoundsLowWhileHighRuns(t *testing.T) {
 	}
 	close(h.release)
 	wg.Wait()
+}
+
+// applyTenants installs the quota settings changes give.
+func applyTenants(t *testing.T, g *quotaGate, changes ...quota.Change) {
+	t.Helper()
+	st := quota.Settings{}
+	var err error
+	for _, c := range changes {
+		if st, err = st.Apply(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := g.apply(meta.QuotaState{Settings: st, RPCThrottle: true}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// server returns a function that serves a Get of user through g on its
+// own goroutine, counted in wg.
+func server(t *testing.T, g *quotaGate, wg *sync.WaitGroup) func(user string) {
+	return func(user string) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := g.Serve(context.Background(), getCall(t, user)); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
 }
