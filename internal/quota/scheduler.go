@@ -51,12 +51,18 @@ type Scheduler struct {
 	// the call goes on regardless (a yielding scan holds its region open:
 	// it must not wait on work that may wait on the region). Default 20 ms.
 	MaxYield time.Duration
+	// LowPark, when positive, makes a LOW call within LowBusyLimit wait at
+	// its safe point while higher work is queued or running, for at most
+	// LowPark; 0: it only yields its processor (runtime.Gosched).
+	LowPark time.Duration
 	// Now is the clock (nil: time.Now); tests inject one.
 	Now func() time.Time
 
 	// higher counts HIGH and MEDIUM calls queued or running: the flag a
 	// LOW call's safe point reads without a lock.
 	higher atomic.Int32
+	// higherEndNs is mu.higherEnd in Unix nanoseconds, for Busy.
+	higherEndNs atomic.Int64
 
 	mu struct {
 		sync.Mutex
@@ -76,6 +82,9 @@ type Scheduler struct {
 		// lift re-admits LOW waiters once BusyLinger has passed (nil when
 		// not armed).
 		lift *time.Timer
+		// idle is closed when higher falls to zero (nil: no LOW call
+		// waits for that).
+		idle chan struct{}
 	}
 }
 

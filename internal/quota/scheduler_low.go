@@ -19,6 +19,17 @@ func (s *Scheduler) now() time.Time {
 // HigherActive reports whether HIGH or MEDIUM calls are queued or running.
 func (s *Scheduler) HigherActive() bool { return s.higher.Load() > 0 }
 
+// Busy reports, without locking, whether higher work is active: HIGH or
+// MEDIUM calls queued or running, or the last one ended less than
+// BusyLinger ago.
+func (s *Scheduler) Busy() bool {
+	if s.higher.Load() > 0 {
+		return true
+	}
+	end := s.higherEndNs.Load()
+	return s.BusyLinger > 0 && end != 0 && s.now().UnixNano()-end < int64(s.BusyLinger)
+}
+
 // lowBelowBoundLocked reports whether one more LOW call may run: always
 // while no higher work is active, else while LOW holds fewer than
 // LowBusyLimit slots.
@@ -50,6 +61,11 @@ func (s *Scheduler) higherDone() {
 	}
 	s.mu.Lock()
 	s.mu.higherEnd = s.now()
+	s.higherEndNs.Store(s.mu.higherEnd.UnixNano())
+	if s.mu.idle != nil {
+		close(s.mu.idle)
+		s.mu.idle = nil
+	}
 	s.dispatchLocked() // with no linger the bound is lifted now
 	s.armLiftLocked()
 	s.mu.Unlock()
@@ -101,8 +117,26 @@ func (sl *Slot) Yield(ctx context.Context) {
 		return
 	}
 	if s.LowBusyLimit <= 0 || s.mu.lowInUse <= s.LowBusyLimit {
+		if s.LowPark <= 0 {
+			s.mu.Unlock()
+			runtime.Gosched()
+			return
+		}
+		// Within the bound: step aside while the higher work is in
+		// flight, for at most LowPark, so that its goroutines (and the
+		// clients sharing the machine) get the processor.
+		if s.mu.idle == nil {
+			s.mu.idle = make(chan struct{})
+		}
+		idle := s.mu.idle
 		s.mu.Unlock()
-		runtime.Gosched()
+		t := time.NewTimer(s.LowPark)
+		select {
+		case <-idle:
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		t.Stop()
 		return
 	}
 	sl.held.Store(false)

@@ -44,6 +44,8 @@ type quotaGate struct {
 	// slots bounds concurrently executing data calls by priority and
 	// weight (scheduler_gate.go); nil: unbounded.
 	slots *quota.Scheduler
+	// lowPool runs LOW reads on niced threads (lowpool.go); nil: inline.
+	lowPool *lowPool
 
 	// scanners maps an open scanner id to its table: a scan's next() calls
 	// name only the scanner.
@@ -286,12 +288,12 @@ func (g *quotaGate) Serve(ctx context.Context, c *hbaserpc.Call) (hbaserpc.Respo
 		}
 		return hbaserpc.Response{}, err
 	}
-	ctx, release, err := g.acquireSlot(ctx, req.User)
+	ctx, release, prio, err := g.acquireSlot(ctx, req.User)
 	if err != nil {
 		return hbaserpc.Response{}, err
 	}
 	defer release() // also when the handler panics
-	resp, err := g.next.Serve(ctx, c)
+	resp, err := g.serveSlotted(ctx, c, req, prio)
 	if err == nil {
 		switch req.Kind {
 		case quota.KindRead, quota.KindScan:

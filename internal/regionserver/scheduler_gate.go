@@ -2,9 +2,11 @@ package regionserver
 
 import (
 	"context"
+	"os"
 	"runtime"
 	"time"
 
+	"github.com/weirdb/weir/internal/hbaserpc"
 	"github.com/weirdb/weir/internal/quota"
 	"github.com/weirdb/weir/internal/region"
 )
@@ -30,20 +32,20 @@ func noRelease() {}
 // lowBusyLimit() slots. It returns the context to serve the call with (a
 // LOW call's carries its slot as the scan's region.Yielder, so that a long
 // scan gives way between rows), the release to call when the handler is
-// done, or ctx's error.
-func (g *quotaGate) acquireSlot(ctx context.Context, user string) (context.Context, func(), error) {
-	if g.slots == nil {
-		return ctx, noRelease, nil
-	}
+// done, the user's priority, or ctx's error.
+func (g *quotaGate) acquireSlot(ctx context.Context, user string) (context.Context, func(), quota.Priority, error) {
 	p, w := g.checker.Load().Tenant(user)
+	if g.slots == nil {
+		return ctx, noRelease, p, nil
+	}
 	sl, err := g.slots.AcquireSlot(ctx, user, p, w)
 	if err != nil {
-		return ctx, nil, err
+		return ctx, nil, p, err
 	}
 	if p <= quota.PriorityLow && g.slots.LowBusyLimit > 0 {
 		ctx = region.WithYielder(ctx, sl)
 	}
-	return ctx, sl.Release, nil
+	return ctx, sl.Release, p, nil
 }
 
 // lowBusyLinger is how long LOW stays bounded after the last HIGH or
@@ -65,13 +67,35 @@ func lowBusyLimit() int { return max(runtime.GOMAXPROCS(0)-1, 1) }
 // running LOW call to finish.
 const DefaultHighPriorityHandlers = 4
 
+// setSlots installs the scheduler of n slots plus high reserved for HIGH
+// calls, and the niced threads LOW reads run on (none for n < 0).
+func (g *quotaGate) setSlots(n, high int) {
+	g.slots = newSlots(n, high)
+	if n >= 0 && os.Getenv("WEIR_LOW_POOL") != "off" {
+		g.lowPool = newLowPool(max(n, 1))
+	}
+}
+
+// serveSlotted runs the handler for a call that holds its slot: a LOW
+// read that starts while higher work is active on a niced thread of
+// lowPool, anything else here (so LOW alone runs at full weight: the
+// pool's threads would lose the CPU to any other process, its own
+// clients' included).
+func (g *quotaGate) serveSlotted(ctx context.Context, c *hbaserpc.Call, req quota.Request, p quota.Priority) (resp hbaserpc.Response, err error) {
+	if g.lowPool == nil || p > quota.PriorityLow || (req.Kind != quota.KindRead && req.Kind != quota.KindScan) || !g.slots.Busy() {
+		return g.next.Serve(ctx, c)
+	}
+	g.lowPool.run(func() { resp, err = g.next.Serve(ctx, c) })
+	return resp, err
+}
+
 // newSlots returns the scheduler for n execution slots plus high reserved
 // for HIGH calls (nil, no bound, for n < 0).
 func newSlots(n, high int) *quota.Scheduler {
 	if n < 0 {
 		return nil
 	}
-	return &quota.Scheduler{Slots: n, HighReserve: high, LowBusyLimit: lowBusyLimit(), BusyLinger: lowBusyLinger}
+	return &quota.Scheduler{Slots: n, HighReserve: high, LowBusyLimit: lowBusyLimit(), BusyLinger: lowBusyLinger, LowPark: lowPark()}
 }
 
 // QuotaTenant returns the scheduling class and weight the server applies
@@ -82,4 +106,11 @@ func (rs *RegionServer) QuotaTenant(user string) (p quota.Priority, weight int, 
 	}
 	p, weight = rs.quota.checker.Load().Tenant(user)
 	return p, weight, true
+}
+
+// lowPark is how long a running LOW scan waits at a safe point while a
+// higher call is in flight (WEIR_LOW_PARK for the measurement; default 0).
+func lowPark() time.Duration {
+	d, _ := time.ParseDuration(os.Getenv("WEIR_LOW_PARK"))
+	return d
 }
