@@ -21,10 +21,11 @@ import (
 // PriorityStudyConfig is one `weir bench priority-study`: how much a
 // latency-sensitive HIGH tenant suffers when a LOW tenant's scans saturate
 // the region server. Tenant H reads single rows (YCSB workload C) from a
-// few threads; tenant L scans 100 rows from many. Three phases: H alone;
-// H with L, no priorities (both MEDIUM); H with L, H at PRIORITY HIGH and
-// L at LOW (last, so that it never runs on colder caches than the phase it
-// is compared with). The goal is H's p99 with L ≤ 1.2 × its p99 alone.
+// few threads; tenant L scans 100 rows from many. Three phases per round:
+// H alone; H with L, no priorities (both MEDIUM); H with L, H at PRIORITY
+// HIGH and L at LOW (last, so that it never runs on colder caches than the
+// phase it is compared with). The goal is H's p99 with L ≤ 1.2 × its p99
+// alone.
 type PriorityStudyConfig struct {
 	// Master is the bootstrap address.
 	Master string
@@ -42,8 +43,8 @@ type PriorityStudyConfig struct {
 	// ServerPID, if set, is the region server's process: its CPU time per
 	// operation is reported (from /proc/<pid>/stat).
 	ServerPID int
-	// Rounds repeats the two phases with L, alternating, to show how much
-	// of a difference is drift of the machine (default 1).
+	// Rounds repeats the three phases, to show how much of a difference
+	// is drift of the machine (default 1).
 	Rounds int
 	// LowAlone adds two phases of L alone, without priorities and at
 	// PRIORITY LOW, to show that LOW work alone still gets the whole
@@ -128,7 +129,7 @@ func (c *PriorityStudyConfig) props(role string, d time.Duration) Props {
 	return p
 }
 
-// RunPriorityStudy runs the three phases and returns their rows; both
+// RunPriorityStudy runs the phases and returns their rows; both
 // tenants' quota settings are removed at the end.
 func RunPriorityStudy(ctx context.Context, cfg PriorityStudyConfig) ([]PriorityRow, error) {
 	cfg.defaults()
@@ -169,13 +170,17 @@ func RunPriorityStudy(ctx context.Context, cfg PriorityStudyConfig) ([]PriorityR
 		settings  func(context.Context) error
 		low, high bool
 	}
-	phases := []phase{{"HIGH alone", prio, false, true}}
+	var phases []phase
 	if cfg.LowAlone {
 		phases = append(phases, phase{"LOW alone, no priorities", clear, true, false},
 			phase{"LOW alone, priorities", prio, true, false})
 	}
+	// Each round measures H alone again: on a shared machine H's own tail
+	// drifts by several times within minutes, so each ratio is taken
+	// against the alone phase just before it.
 	for range cfg.Rounds {
-		phases = append(phases, phase{"HIGH + LOW scans, no priorities", clear, true, true},
+		phases = append(phases, phase{"HIGH alone", prio, false, true},
+			phase{"HIGH + LOW scans, no priorities", clear, true, true},
 			phase{"HIGH + LOW scans, priorities", prio, true, true})
 	}
 	// The first phase with L otherwise runs on cold caches: read the table
@@ -333,7 +338,7 @@ func procCPU(pid int) time.Duration {
 }
 
 // WritePriorityStudy prints the rows as a markdown table, with the p99
-// ratio against the first (HIGH alone) row.
+// ratio against the latest HIGH alone row before it.
 func WritePriorityStudy(w io.Writer, cfg PriorityStudyConfig, rows []PriorityRow) {
 	cfg.defaults()
 	clients := "both clients in the study's process"
@@ -347,10 +352,14 @@ func WritePriorityStudy(w io.Writer, cfg PriorityStudyConfig, rows []PriorityRow
 		cfg.ThreadsHigh, prioUserHigh, cfg.ThreadsLow, cfg.ScanLength, prioUserLow, cfg.Duration, clients)
 	fmt.Fprintln(w, "| phase | H ops/s | H p50 ms | H p99 ms | H p99 / alone | L scans/s | server CPU µs/op | cores: server / H client / L client | errors H/L |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+	var alone float64 // H's p99 in the latest alone phase
 	for _, r := range rows {
+		if r.ThruHigh > 0 && r.ThruLow == 0 {
+			alone = r.P99High
+		}
 		ratio := "-"
-		if len(rows) > 0 && rows[0].P99High > 0 && r.ThruHigh > 0 {
-			ratio = fmt.Sprintf("%.2f×", r.P99High/rows[0].P99High)
+		if alone > 0 && r.ThruHigh > 0 {
+			ratio = fmt.Sprintf("%.2f×", r.P99High/alone)
 		}
 		cpu := "-"
 		if r.CPUPerOpUs > 0 {

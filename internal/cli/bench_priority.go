@@ -18,9 +18,9 @@ const priorityUsage = `usage: weir bench priority-study [flags]
 
 Measures PRIORITY on a saturated region server: tenant prio_high reads
 single rows from a few threads while tenant prio_low scans from many.
-Three phases: prio_high alone; both, prio_high at PRIORITY HIGH and
-prio_low at LOW; both without priorities. Prints prio_high's p50/p99 and
-its p99 against the alone phase (the goal is at most 1.2x), prio_low's
+Three phases per round: prio_high alone; both without priorities; both,
+prio_high at PRIORITY HIGH and prio_low at LOW. Prints prio_high's p50/p99
+and its p99 against the round's alone phase (the goal is at most 1.2x), prio_low's
 scans/s and, with --server-pid, the server's CPU time per operation.
 Loads --recordcount records into usertable if it is missing.
 
@@ -44,7 +44,7 @@ func runPriorityStudy(args []string, stdout, stderr io.Writer) int {
 	scanLen := fs.Int("scan-length", 100, "rows per prio_low scan")
 	records := fs.Int64("recordcount", 100000, "records to load if the table is missing")
 	pid := fs.Int("server-pid", 0, "region server process id, for its CPU time per operation")
-	rounds := fs.Int("rounds", 1, "repeat the two phases with scans this many times, alternating")
+	rounds := fs.Int("rounds", 1, "repeat the three phases this many times")
 	separate := fs.Bool("separate-clients", false, "run each tenant's client as its own weir process")
 	niceLow := fs.Int("nice-low", 0, "with --separate-clients: run prio_low's client under nice -n N (1-19)")
 	lowAlone := fs.Bool("low-alone", false, "add phases of prio_low alone, without and with priorities")

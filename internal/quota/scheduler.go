@@ -51,10 +51,6 @@ type Scheduler struct {
 	// the call goes on regardless (a yielding scan holds its region open:
 	// it must not wait on work that may wait on the region). Default 20 ms.
 	MaxYield time.Duration
-	// LowPark, when positive, makes a LOW call within LowBusyLimit wait at
-	// its safe point while higher work is queued or running, for at most
-	// LowPark; 0: it only yields its processor (runtime.Gosched).
-	LowPark time.Duration
 	// Now is the clock (nil: time.Now); tests inject one.
 	Now func() time.Time
 
@@ -82,9 +78,6 @@ type Scheduler struct {
 		// lift re-admits LOW waiters once BusyLinger has passed (nil when
 		// not armed).
 		lift *time.Timer
-		// idle is closed when higher falls to zero (nil: no LOW call
-		// waits for that).
-		idle chan struct{}
 	}
 }
 

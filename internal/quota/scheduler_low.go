@@ -62,10 +62,6 @@ func (s *Scheduler) higherDone() {
 	s.mu.Lock()
 	s.mu.higherEnd = s.now()
 	s.higherEndNs.Store(s.mu.higherEnd.UnixNano())
-	if s.mu.idle != nil {
-		close(s.mu.idle)
-		s.mu.idle = nil
-	}
 	s.dispatchLocked() // with no linger the bound is lifted now
 	s.armLiftLocked()
 	s.mu.Unlock()
@@ -117,26 +113,8 @@ func (sl *Slot) Yield(ctx context.Context) {
 		return
 	}
 	if s.LowBusyLimit <= 0 || s.mu.lowInUse <= s.LowBusyLimit {
-		if s.LowPark <= 0 {
-			s.mu.Unlock()
-			runtime.Gosched()
-			return
-		}
-		// Within the bound: step aside while the higher work is in
-		// flight, for at most LowPark, so that its goroutines (and the
-		// clients sharing the machine) get the processor.
-		if s.mu.idle == nil {
-			s.mu.idle = make(chan struct{})
-		}
-		idle := s.mu.idle
 		s.mu.Unlock()
-		t := time.NewTimer(s.LowPark)
-		select {
-		case <-idle:
-		case <-t.C:
-		case <-ctx.Done():
-		}
-		t.Stop()
+		runtime.Gosched()
 		return
 	}
 	sl.held.Store(false)

@@ -2,7 +2,6 @@ package regionserver
 
 import (
 	"context"
-	"os"
 	"runtime"
 	"time"
 
@@ -71,7 +70,7 @@ const DefaultHighPriorityHandlers = 4
 // calls, and the niced threads LOW reads run on (none for n < 0).
 func (g *quotaGate) setSlots(n, high int) {
 	g.slots = newSlots(n, high)
-	if n >= 0 && os.Getenv("WEIR_LOW_POOL") != "off" {
+	if n >= 0 {
 		g.lowPool = newLowPool(max(n, 1))
 	}
 }
@@ -95,7 +94,7 @@ func newSlots(n, high int) *quota.Scheduler {
 	if n < 0 {
 		return nil
 	}
-	return &quota.Scheduler{Slots: n, HighReserve: high, LowBusyLimit: lowBusyLimit(), BusyLinger: lowBusyLinger, LowPark: lowPark()}
+	return &quota.Scheduler{Slots: n, HighReserve: high, LowBusyLimit: lowBusyLimit(), BusyLinger: lowBusyLinger}
 }
 
 // QuotaTenant returns the scheduling class and weight the server applies
@@ -106,11 +105,4 @@ func (rs *RegionServer) QuotaTenant(user string) (p quota.Priority, weight int, 
 	}
 	p, weight = rs.quota.checker.Load().Tenant(user)
 	return p, weight, true
-}
-
-// lowPark is how long a running LOW scan waits at a safe point while a
-// higher call is in flight (WEIR_LOW_PARK for the measurement; default 0).
-func lowPark() time.Duration {
-	d, _ := time.ParseDuration(os.Getenv("WEIR_LOW_PARK"))
-	return d
 }
