@@ -1,11 +1,15 @@
 package bench
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,10 +21,11 @@ import (
 // PriorityStudyConfig is one `weir bench priority-study`: how much a
 // latency-sensitive HIGH tenant suffers when a LOW tenant's scans saturate
 // the region server. Tenant H reads single rows (YCSB workload C) from a
-// few threads; tenant L scans 100 rows from many. Three phases: H alone;
-// H with L, no priorities (both MEDIUM); H with L, H at PRIORITY HIGH and
-// L at LOW (last, so that it never runs on colder caches than the phase it
-// is compared with). The goal is H's p99 with L ≤ 1.2 × its p99 alone.
+// few threads; tenant L scans 100 rows from many. Three phases per round:
+// H alone; H with L, no priorities (both MEDIUM); H with L, H at PRIORITY
+// HIGH and L at LOW (last, so that it never runs on colder caches than the
+// phase it is compared with). The goal is H's p99 with L ≤ 1.2 × its p99
+// alone.
 type PriorityStudyConfig struct {
 	// Master is the bootstrap address.
 	Master string
@@ -38,9 +43,23 @@ type PriorityStudyConfig struct {
 	// ServerPID, if set, is the region server's process: its CPU time per
 	// operation is reported (from /proc/<pid>/stat).
 	ServerPID int
-	// Rounds repeats the two phases with L, alternating, to show how much
-	// of a difference is drift of the machine (default 1).
+	// Rounds repeats the three phases, to show how much of a difference
+	// is drift of the machine (default 1).
 	Rounds int
+	// LowAlone adds two phases of L alone, without priorities and at
+	// PRIORITY LOW, to show that LOW work alone still gets the whole
+	// server (work conservation).
+	LowAlone bool
+	// Command, if set, runs each tenant's YCSB client as its own process,
+	// Command followed by `bench run -json ...` (the weir binary), so that
+	// H's client is not scheduled by the same Go runtime as L's 32
+	// threads; the clients' own CPU use is then reported. Empty: both
+	// clients run in this process.
+	Command []string
+	// NiceLow, with Command, starts L's client under `nice -n NiceLow`: a
+	// stand-in for a load generator on another machine, which competes
+	// for the server's cores hardly at all. 0: not niced.
+	NiceLow int
 	// Log receives progress lines (may be nil).
 	Log io.Writer
 }
@@ -56,6 +75,10 @@ type PriorityRow struct {
 	// CPUPerOpUs is the server's CPU time per operation (H's gets plus L's
 	// scans), 0 when unknown.
 	CPUPerOpUs float64
+	// ServerCores, ClientHCores and ClientLCores are the CPU the server
+	// and the two clients used, in cores (CPU time over the phase's wall
+	// time); 0 when unknown (the clients' only with Command).
+	ServerCores, ClientHCores, ClientLCores float64
 }
 
 const (
@@ -106,7 +129,7 @@ func (c *PriorityStudyConfig) props(role string, d time.Duration) Props {
 	return p
 }
 
-// RunPriorityStudy runs the three phases and returns their rows; both
+// RunPriorityStudy runs the phases and returns their rows; both
 // tenants' quota settings are removed at the end.
 func RunPriorityStudy(ctx context.Context, cfg PriorityStudyConfig) ([]PriorityRow, error) {
 	cfg.defaults()
@@ -143,14 +166,22 @@ func RunPriorityStudy(ctx context.Context, cfg PriorityStudyConfig) ([]PriorityR
 			admin.SetQuota(ctx, client.QuotaSettings{User: prioUserLow, Priority: client.PriorityLow}))
 	}
 	type phase struct {
-		name     string
-		settings func(context.Context) error
-		low      bool
+		name      string
+		settings  func(context.Context) error
+		low, high bool
 	}
-	phases := []phase{{"HIGH alone", prio, false}}
+	var phases []phase
+	if cfg.LowAlone {
+		phases = append(phases, phase{"LOW alone, no priorities", clear, true, false},
+			phase{"LOW alone, priorities", prio, true, false})
+	}
+	// Each round measures H alone again: on a shared machine H's own tail
+	// drifts by several times within minutes, so each ratio is taken
+	// against the alone phase just before it.
 	for range cfg.Rounds {
-		phases = append(phases, phase{"HIGH + LOW scans, no priorities", clear, true},
-			phase{"HIGH + LOW scans, priorities", prio, true})
+		phases = append(phases, phase{"HIGH alone", prio, false, true},
+			phase{"HIGH + LOW scans, no priorities", clear, true, true},
+			phase{"HIGH + LOW scans, priorities", prio, true, true})
 	}
 	// The first phase with L otherwise runs on cold caches: read the table
 	// once first (L's scans for a while, nothing measured).
@@ -170,28 +201,35 @@ func RunPriorityStudy(ctx context.Context, cfg PriorityStudyConfig) ([]PriorityR
 		}
 		time.Sleep(200 * time.Millisecond) // enforced within 1 s, measured < 1 ms
 		if cfg.Warmup > 0 {
-			if _, _, err := cfg.runPhase(ctx, ph.low, cfg.Warmup); err != nil {
+			if _, err := cfg.runPhase(ctx, ph.high, ph.low, cfg.Warmup); err != nil {
 				return rows, err
 			}
 		}
 		cpu0 := procCPU(cfg.ServerPID)
-		repH, repL, err := cfg.runPhase(ctx, ph.low, cfg.Duration)
+		res, err := cfg.runPhase(ctx, ph.high, ph.low, cfg.Duration)
 		if err != nil {
 			return rows, fmt.Errorf("%s: %w", ph.name, err)
 		}
 		cpu1 := procCPU(cfg.ServerPID)
 		row := PriorityRow{Phase: ph.name}
-		row.ThruHigh, _, row.P99High, row.ErrorsH = summarize(repH)
-		if len(repH.Ops) > 0 {
-			row.P50H = float64(repH.Ops[0].P50Us) / 1000
+		var ops float64
+		if res.h.rep != nil {
+			repH := res.h.rep
+			row.ThruHigh, _, row.P99High, row.ErrorsH = summarize(repH)
+			if len(repH.Ops) > 0 {
+				row.P50H = float64(repH.Ops[0].P50Us) / 1000
+			}
+			ops += row.ThruHigh * float64(repH.RunTimeMs) / 1000
+			row.ClientHCores = res.h.cores()
 		}
-		ops := row.ThruHigh * float64(repH.RunTimeMs) / 1000
-		if repL != nil {
-			row.ThruLow, _, _, row.ErrorsL = summarize(repL)
-			ops += row.ThruLow * float64(repL.RunTimeMs) / 1000
+		if res.l.rep != nil {
+			row.ThruLow, _, _, row.ErrorsL = summarize(res.l.rep)
+			ops += row.ThruLow * float64(res.l.rep.RunTimeMs) / 1000
+			row.ClientLCores = res.l.cores()
 		}
 		if cpu0 >= 0 && cpu1 >= 0 && ops > 0 {
 			row.CPUPerOpUs = (cpu1 - cpu0).Seconds() * 1e6 / ops
+			row.ServerCores = (cpu1 - cpu0).Seconds() / res.wall.Seconds()
 		}
 		fmt.Fprintf(cfg.Log, "priority-study: %s: H %.0f ops/s p99 %.2f ms; L %.0f scans/s\n", ph.name, row.ThruHigh, row.P99High, row.ThruLow)
 		rows = append(rows, row)
@@ -199,23 +237,79 @@ func RunPriorityStudy(ctx context.Context, cfg PriorityStudyConfig) ([]PriorityR
 	return rows, nil
 }
 
-// runPhase runs H, and L when low is set, concurrently for d.
-func (c *PriorityStudyConfig) runPhase(ctx context.Context, low bool, d time.Duration) (repH, repL *Report, err error) {
+// tenantRun is one tenant's client run in a phase.
+type tenantRun struct {
+	rep *Report
+	// cpu is the client process's CPU time (0: unknown, in-process).
+	cpu time.Duration
+}
+
+// cores is the client's CPU use over its run, in cores.
+func (t tenantRun) cores() float64 {
+	if t.cpu <= 0 || t.rep == nil || t.rep.RunTimeMs <= 0 {
+		return 0
+	}
+	return t.cpu.Seconds() * 1000 / float64(t.rep.RunTimeMs)
+}
+
+type phaseResult struct {
+	h, l tenantRun
+	wall time.Duration
+}
+
+// runPhase runs H when high is set and L when low is set, concurrently,
+// for d.
+func (c *PriorityStudyConfig) runPhase(ctx context.Context, high, low bool, d time.Duration) (phaseResult, error) {
+	var res phaseResult
 	var wg sync.WaitGroup
-	var errL error
+	var errH, errL error
+	start := time.Now()
 	if low {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			repL, errL = Run(ctx, Config{Phase: "run", Props: c.props("T", d), Master: c.Master, User: prioUserLow})
+			res.l, errL = c.runTenant(ctx, "T", prioUserLow, d, c.NiceLow)
 		}()
 	}
-	repH, errH := Run(ctx, Config{Phase: "run", Props: c.props("U", d), Master: c.Master, User: prioUserHigh})
-	wg.Wait()
-	if err := errors.Join(errH, errL); err != nil {
-		return nil, nil, err
+	if high {
+		res.h, errH = c.runTenant(ctx, "U", prioUserHigh, d, 0)
 	}
-	return repH, repL, nil
+	wg.Wait()
+	res.wall = time.Since(start)
+	return res, errors.Join(errH, errL)
+}
+
+// runTenant runs one tenant's YCSB client for d: in this process, or as
+// a child process (`weir bench run -json`) when c.Command is set.
+func (c *PriorityStudyConfig) runTenant(ctx context.Context, role, user string, d time.Duration, nice int) (tenantRun, error) {
+	props := c.props(role, d)
+	if len(c.Command) == 0 {
+		rep, err := Run(ctx, Config{Phase: "run", Props: props, Master: c.Master, User: user})
+		return tenantRun{rep: rep}, err
+	}
+	argv := append(append([]string(nil), c.Command...), "bench", "run", "-json", "-user", user, "-master", c.Master)
+	keys := make([]string, 0, len(props))
+	for k := range props {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		argv = append(argv, "-p", k+"="+props[k])
+	}
+	if nice != 0 {
+		argv = append([]string{"nice", "-n", strconv.Itoa(nice)}, argv...)
+	}
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		return tenantRun{}, fmt.Errorf("%s's client (%s): %w: %s", user, strings.Join(argv[:min(len(argv), 4)], " "), err, strings.TrimSpace(errOut.String()))
+	}
+	rep := &Report{}
+	if err := json.Unmarshal(out.Bytes(), rep); err != nil {
+		return tenantRun{}, fmt.Errorf("%s's client: reading its report: %w", user, err)
+	}
+	return tenantRun{rep: rep, cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}, nil
 }
 
 // procCPU is the user+system CPU time of process pid from /proc, or -1.
@@ -244,23 +338,42 @@ func procCPU(pid int) time.Duration {
 }
 
 // WritePriorityStudy prints the rows as a markdown table, with the p99
-// ratio against the first (HIGH alone) row.
+// ratio against the latest HIGH alone row before it.
 func WritePriorityStudy(w io.Writer, cfg PriorityStudyConfig, rows []PriorityRow) {
 	cfg.defaults()
-	fmt.Fprintf(w, "H: %d thread(s) of single-row reads as %s (PRIORITY HIGH); L: %d threads of %d-row scans as %s (PRIORITY LOW); %v per phase\n\n",
-		cfg.ThreadsHigh, prioUserHigh, cfg.ThreadsLow, cfg.ScanLength, prioUserLow, cfg.Duration)
-	fmt.Fprintln(w, "| phase | H ops/s | H p50 ms | H p99 ms | H p99 / alone | L scans/s | server CPU µs/op | errors H/L |")
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|")
+	clients := "both clients in the study's process"
+	if len(cfg.Command) > 0 {
+		clients = "each client its own process"
+		if cfg.NiceLow != 0 {
+			clients += fmt.Sprintf(", L's under nice -n %d", cfg.NiceLow)
+		}
+	}
+	fmt.Fprintf(w, "H: %d thread(s) of single-row reads as %s (PRIORITY HIGH); L: %d threads of %d-row scans as %s (PRIORITY LOW); %v per phase; %s\n\n",
+		cfg.ThreadsHigh, prioUserHigh, cfg.ThreadsLow, cfg.ScanLength, prioUserLow, cfg.Duration, clients)
+	fmt.Fprintln(w, "| phase | H ops/s | H p50 ms | H p99 ms | H p99 / alone | L scans/s | server CPU µs/op | cores: server / H client / L client | errors H/L |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+	var alone float64 // H's p99 in the latest alone phase
 	for _, r := range rows {
+		if r.ThruHigh > 0 && r.ThruLow == 0 {
+			alone = r.P99High
+		}
 		ratio := "-"
-		if len(rows) > 0 && rows[0].P99High > 0 {
-			ratio = fmt.Sprintf("%.2f×", r.P99High/rows[0].P99High)
+		if alone > 0 && r.ThruHigh > 0 {
+			ratio = fmt.Sprintf("%.2f×", r.P99High/alone)
 		}
 		cpu := "-"
 		if r.CPUPerOpUs > 0 {
 			cpu = fmt.Sprintf("%.0f", r.CPUPerOpUs)
 		}
-		fmt.Fprintf(w, "| %s | %.0f | %.2f | %.2f | %s | %.0f | %s | %d/%d |\n",
-			r.Phase, r.ThruHigh, r.P50H, r.P99High, ratio, r.ThruLow, cpu, r.ErrorsH, r.ErrorsL)
+		fmt.Fprintf(w, "| %s | %.0f | %.2f | %.2f | %s | %.0f | %s | %s / %s / %s | %d/%d |\n",
+			r.Phase, r.ThruHigh, r.P50H, r.P99High, ratio, r.ThruLow, cpu,
+			coresCell(r.ServerCores), coresCell(r.ClientHCores), coresCell(r.ClientLCores), r.ErrorsH, r.ErrorsL)
 	}
+}
+
+func coresCell(c float64) string {
+	if c <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", c)
 }

@@ -58,3 +58,46 @@ func TestPriorityStudy(t *testing.T) {
 		}
 	}
 }
+
+// TestPriorityStudySeparateClients runs the study with each tenant's
+// client as its own process (this test binary acting as weir), L's under
+// nice, and the LOW-alone phases: every phase's clients report, and each
+// client process's CPU is read.
+func TestPriorityStudySeparateClients(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a cluster and client processes")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	c, err := cluster.Start(ctx, cluster.Config{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	cfg := bench.PriorityStudyConfig{Master: c.MasterAddr(), Duration: time.Second, Warmup: -1,
+		ThreadsLow: 4, ScanLength: 10, RecordCount: 500, LowAlone: true, NiceLow: 5,
+		Command: []string{"env", childEnv + "=1", os.Args[0]}}
+	rows, err := bench.RunPriorityStudy(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var md strings.Builder
+	bench.WritePriorityStudy(&md, cfg, rows)
+	t.Logf("\n%s", md.String())
+	want := []string{"LOW alone, no priorities", "LOW alone, priorities", "HIGH alone",
+		"HIGH + LOW scans, no priorities", "HIGH + LOW scans, priorities"}
+	if len(rows) != len(want) {
+		t.Fatalf("%d rows, want %d", len(rows), len(want))
+	}
+	for i, r := range rows {
+		high, low := r.Phase != want[0] && r.Phase != want[1], r.Phase != "HIGH alone"
+		if r.Phase != want[i] || r.ErrorsH+r.ErrorsL != 0 ||
+			(r.ThruHigh > 0) != high || (r.ClientHCores > 0) != high ||
+			(r.ThruLow > 0) != low || (r.ClientLCores > 0) != low {
+			t.Errorf("row %d: %+v", i, r)
+		}
+	}
+	if !strings.Contains(md.String(), "L's under nice -n 5") {
+		t.Errorf("table:\n%s", md.String())
+	}
+}

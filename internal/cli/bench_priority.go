@@ -18,11 +18,18 @@ const priorityUsage = `usage: weir bench priority-study [flags]
 
 Measures PRIORITY on a saturated region server: tenant prio_high reads
 single rows from a few threads while tenant prio_low scans from many.
-Three phases: prio_high alone; both, prio_high at PRIORITY HIGH and
-prio_low at LOW; both without priorities. Prints prio_high's p50/p99 and
-its p99 against the alone phase (the goal is at most 1.2x), prio_low's
+Three phases per round: prio_high alone; both without priorities; both,
+prio_high at PRIORITY HIGH and prio_low at LOW. Prints prio_high's p50/p99
+and its p99 against the round's alone phase (the goal is at most 1.2x), prio_low's
 scans/s and, with --server-pid, the server's CPU time per operation.
 Loads --recordcount records into usertable if it is missing.
+
+--separate-clients runs each tenant's client as its own weir process
+(weir bench run -json) and reports the CPU each used; --nice-low N then
+starts prio_low's client under nice -n N, a stand-in for a load generator
+on another machine when the clients share the server's cores.
+--low-alone adds two phases of prio_low alone (without priorities, and at
+PRIORITY LOW) to show that LOW work alone gets the whole server.
 `
 
 // runPriorityStudy runs `weir bench priority-study`.
@@ -37,7 +44,10 @@ func runPriorityStudy(args []string, stdout, stderr io.Writer) int {
 	scanLen := fs.Int("scan-length", 100, "rows per prio_low scan")
 	records := fs.Int64("recordcount", 100000, "records to load if the table is missing")
 	pid := fs.Int("server-pid", 0, "region server process id, for its CPU time per operation")
-	rounds := fs.Int("rounds", 1, "repeat the two phases with scans this many times, alternating")
+	rounds := fs.Int("rounds", 1, "repeat the three phases this many times")
+	separate := fs.Bool("separate-clients", false, "run each tenant's client as its own weir process")
+	niceLow := fs.Int("nice-low", 0, "with --separate-clients: run prio_low's client under nice -n N (1-19)")
+	lowAlone := fs.Bool("low-alone", false, "add phases of prio_low alone, without and with priorities")
 	fs.Usage = func() { fmt.Fprint(stderr, priorityUsage+"\nflags:\n"); fs.PrintDefaults() }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -49,8 +59,21 @@ func runPriorityStudy(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "weir bench priority-study: --duration must be at least 1s; threads, scan length, record count and rounds positive; no arguments")
 		return 2
 	}
+	if *niceLow < 0 || *niceLow > 19 || (*niceLow != 0 && !*separate) {
+		fmt.Fprintln(stderr, "weir bench priority-study: --nice-low must be 0-19 and needs --separate-clients")
+		return 2
+	}
 	cfg := bench.PriorityStudyConfig{Master: *master, Duration: *duration, Warmup: *warmup, ThreadsHigh: *high,
-		ThreadsLow: *low, ScanLength: *scanLen, RecordCount: *records, ServerPID: *pid, Rounds: *rounds, Log: stderr}
+		ThreadsLow: *low, ScanLength: *scanLen, RecordCount: *records, ServerPID: *pid, Rounds: *rounds,
+		LowAlone: *lowAlone, NiceLow: *niceLow, Log: stderr}
+	if *separate {
+		exe, err := os.Executable()
+		if err != nil {
+			fmt.Fprintf(stderr, "weir bench priority-study: --separate-clients: finding this binary: %v\n", err)
+			return 1
+		}
+		cfg.Command = []string{exe}
+	}
 	if *warmup <= 0 {
 		cfg.Warmup = -1
 	}

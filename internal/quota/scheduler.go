@@ -4,6 +4,8 @@ import (
 	"container/heap"
 	"context"
 	"sync"
+	"sync/atomic"
+	"time"
 )
 
 // Scheduler shares Slots concurrent execution slots between tenants. It is
@@ -21,18 +23,48 @@ import (
 //
 // HighReserve extra slots are kept for HIGH work: a HIGH call is admitted
 // at once while fewer than Slots+HighReserve are in use, so it does not
-// wait for a running call to finish (slots cannot preempt), and a freed
-// slot beyond Slots goes to a HIGH waiter or is freed, never to a lower
-// one. The zero value is not usable until Slots is set; Slots and
-// HighReserve must not change after first use. Safe for concurrent use.
+// wait for a running call to finish, and a freed slot beyond Slots goes to
+// a HIGH waiter or is freed, never to a lower one.
+//
+// Admission order alone does not protect HIGH work once LOW work runs: a
+// running LOW call keeps its CPU, and Go's scheduler gives the HIGH call's
+// goroutine no precedence. So while higher work (HIGH or MEDIUM) is active
+// (scheduler_low.go: queued or running, or seen within BusyLinger), LOW
+// calls may hold at most LowBusyLimit slots; running LOW calls beyond it
+// give their slot up at their next safe point (Slot.Yield). When no higher
+// work was seen for BusyLinger, LOW may take every slot again.
+//
+// The zero value is not usable until Slots is set; the fields must not
+// change after first use. Safe for concurrent use.
 type Scheduler struct {
 	Slots       int
 	HighReserve int
+	// LowBusyLimit bounds the slots LOW calls hold while higher work is
+	// active; 0 or less: no bound (LOW is limited by Slots only).
+	LowBusyLimit int
+	// BusyLinger is how long higher work counts as active after the last
+	// higher call ended (so that a closed-loop HIGH client's think time
+	// between calls does not lift the bound); 0: only while one is queued
+	// or running.
+	BusyLinger time.Duration
+	// MaxYield bounds how long Slot.Yield waits to get a slot back before
+	// the call goes on regardless (a yielding scan holds its region open:
+	// it must not wait on work that may wait on the region). Default 20 ms.
+	MaxYield time.Duration
+	// Now is the clock (nil: time.Now); tests inject one.
+	Now func() time.Time
+
+	// higher counts HIGH and MEDIUM calls queued or running: the flag a
+	// LOW call's safe point reads without a lock.
+	higher atomic.Int32
+	// higherEndNs is mu.higherEnd in Unix nanoseconds, for Busy.
+	higherEndNs atomic.Int64
 
 	mu struct {
 		sync.Mutex
-		inUse int
-		seq   uint64
+		inUse    int
+		lowInUse int
+		seq      uint64
 		// queues[p] holds the waiters of priority p (index p+1).
 		queues [3]waitHeap
 		// vtime[p] is the virtual time of priority p: the tag of the last
@@ -41,6 +73,11 @@ type Scheduler struct {
 		// last is each tenant's latest finish tag per priority; entries
 		// behind the virtual time are dropped.
 		last map[tenantClass]float64
+		// higherEnd is when higher fell to zero last.
+		higherEnd time.Time
+		// lift re-admits LOW waiters once BusyLinger has passed (nil when
+		// not armed).
+		lift *time.Timer
 	}
 }
 
@@ -93,73 +130,122 @@ func prioIndex(p Priority) int {
 	return 1
 }
 
+// Slot is an execution slot held by one call.
+type Slot struct {
+	s      *Scheduler
+	tenant string
+	weight int
+	p      int
+	// held is false once released (or while a yield waits for the slot).
+	held atomic.Bool
+}
+
 // Acquire takes a slot for tenant, waiting if all are busy. weight < 1
 // means 1. It returns a release function to call exactly once when the work
 // is done (extra calls do nothing), or ctx's error if ctx ends first.
-// AcquireSlot is the same without allocating.
 func (s *Scheduler) Acquire(ctx context.Context, tenant string, prio Priority, weight int) (release func(), err error) {
 	sl, err := s.AcquireSlot(ctx, tenant, prio, weight)
 	if err != nil {
 		return nil, err
 	}
-	var once sync.Once
-	return func() { once.Do(sl.Release) }, nil
+	return sl.Release, nil
 }
 
-// Slot is an execution slot taken by AcquireSlot. The zero Slot holds
-// nothing.
-type Slot struct{ s *Scheduler }
-
-// Release gives the slot back (to the next waiter that may take it). Call
-// it once when the work is done; later calls on the same Slot do nothing.
-// Not safe for concurrent use on one Slot.
-func (sl *Slot) Release() {
-	if s := sl.s; s != nil {
-		sl.s = nil
-		s.release()
-	}
-}
-
-// AcquireSlot takes a slot for tenant, waiting if all are busy. weight < 1
-// means 1. It returns the Slot to release when the work is done, or ctx's
-// error if ctx ends first. A slot taken at once (not all busy) costs one
-// lock and no allocation.
-func (s *Scheduler) AcquireSlot(ctx context.Context, tenant string, prio Priority, weight int) (Slot, error) {
+// AcquireSlot is Acquire returning the Slot, whose Yield a long LOW call
+// calls at its safe points.
+func (s *Scheduler) AcquireSlot(ctx context.Context, tenant string, prio Priority, weight int) (*Slot, error) {
 	if weight < 1 {
 		weight = 1
 	}
-	p := prioIndex(prio)
+	sl := &Slot{s: s, tenant: tenant, weight: weight, p: prioIndex(prio)}
+	if sl.p > 0 {
+		s.higher.Add(1)
+	}
+	if err := s.take(ctx, sl, 0); err != nil {
+		if sl.p > 0 {
+			s.higherDone()
+		}
+		return nil, err
+	}
+	return sl, nil
+}
+
+// take admits sl, queueing it if it may not run now. With patience > 0 it
+// takes the slot regardless once patience has passed; otherwise it waits
+// until admitted or ctx ends.
+func (s *Scheduler) take(ctx context.Context, sl *Slot, patience time.Duration) error {
+	p := sl.p
 	s.mu.Lock()
-	if s.mu.inUse < s.limit(p) {
-		s.mu.inUse++
+	if s.mu.queues[p].Len() == 0 && s.admissibleLocked(p) {
+		s.admitLocked(p)
 		s.mu.Unlock()
-		return Slot{s}, nil
+		sl.held.Store(true)
+		return nil
 	}
 	if s.mu.last == nil {
 		s.mu.last = make(map[tenantClass]float64)
 	}
-	key := tenantClass{tenant, Priority(p - 1)}
-	tag := max(s.mu.vtime[p], s.mu.last[key]) + 1/float64(weight)
+	key := tenantClass{sl.tenant, Priority(p - 1)}
+	tag := max(s.mu.vtime[p], s.mu.last[key]) + 1/float64(sl.weight)
 	s.mu.last[key] = tag
 	s.mu.seq++
 	w := &waiter{ch: make(chan struct{}), tag: tag, seq: s.mu.seq}
 	heap.Push(&s.mu.queues[p], w)
+	if p == 0 {
+		s.armLiftLocked()
+	}
 	s.mu.Unlock()
 
+	var timeout <-chan time.Time
+	if patience > 0 {
+		t := time.NewTimer(patience)
+		defer t.Stop()
+		timeout = t.C
+	}
+	var err error
 	select {
 	case <-w.ch:
-		return Slot{s}, nil
+		sl.held.Store(true)
+		return nil
 	case <-ctx.Done():
-		s.mu.Lock()
-		if w.index >= 0 {
-			heap.Remove(&s.mu.queues[p], w.index)
-			s.mu.Unlock()
-			return Slot{}, ctx.Err()
+		err = ctx.Err()
+	case <-timeout:
+	}
+	s.mu.Lock()
+	if w.index >= 0 {
+		heap.Remove(&s.mu.queues[p], w.index)
+		if err == nil {
+			// Out of patience: run over the bound rather than hold a
+			// region open any longer.
+			s.admitLocked(p)
 		}
 		s.mu.Unlock()
-		// Admitted just as ctx ended: hand the slot on.
-		s.release()
-		return Slot{}, ctx.Err()
+		if err == nil {
+			sl.held.Store(true)
+		}
+		return err
+	}
+	s.mu.Unlock()
+	// Admitted just as ctx ended or patience ran out.
+	sl.held.Store(true)
+	if err != nil {
+		sl.Release()
+	}
+	return err
+}
+
+// Release gives the slot back; extra calls do nothing.
+func (sl *Slot) Release() {
+	if !sl.held.CompareAndSwap(true, false) {
+		return
+	}
+	s := sl.s
+	s.mu.Lock()
+	s.freeLocked(sl.p)
+	s.dispatchLocked()
+	s.mu.Unlock()
+	if sl.p > 0 {
+		s.higherDone()
 	}
 }
 
@@ -172,30 +258,53 @@ func (s *Scheduler) limit(p int) int {
 	return max(s.Slots, 1)
 }
 
-// release passes the slot to the next waiter that may take it (one whose
-// priority's limit the slot is within), or frees it.
-func (s *Scheduler) release() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// admissibleLocked reports whether a call of priority index p may take a
+// slot now.
+func (s *Scheduler) admissibleLocked(p int) bool {
+	if s.mu.inUse >= s.limit(p) {
+		return false
+	}
+	return p > 0 || s.lowBelowBoundLocked()
+}
+
+func (s *Scheduler) admitLocked(p int) {
+	s.mu.inUse++
+	if p == 0 {
+		s.mu.lowInUse++
+	}
+}
+
+func (s *Scheduler) freeLocked(p int) {
+	s.mu.inUse--
+	if p == 0 {
+		s.mu.lowInUse--
+	}
+}
+
+// dispatchLocked admits queued waiters, highest priority first, while
+// they may run.
+func (s *Scheduler) dispatchLocked() {
 	for p := 2; p >= 0; p-- {
 		q := &s.mu.queues[p]
-		if q.Len() == 0 || s.mu.inUse > s.limit(p) {
-			continue
-		}
-		w := heap.Pop(q).(*waiter)
-		s.mu.vtime[p] = w.tag
-		if q.Len() == 0 {
-			// Every tag of this priority is now ≤ vtime: forget them.
-			for k := range s.mu.last {
-				if prioIndex(k.prio) == p {
-					delete(s.mu.last, k)
+		for q.Len() > 0 && s.admissibleLocked(p) {
+			w := heap.Pop(q).(*waiter)
+			s.mu.vtime[p] = w.tag
+			if q.Len() == 0 {
+				// Every tag of this priority is now ≤ vtime: forget them.
+				for k := range s.mu.last {
+					if prioIndex(k.prio) == p {
+						delete(s.mu.last, k)
+					}
 				}
 			}
+			s.admitLocked(p)
+			close(w.ch)
 		}
-		close(w.ch) // the slot moves to w; inUse is unchanged
-		return
+		if q.Len() > 0 {
+			// Lower priorities wait behind this one.
+			return
+		}
 	}
-	s.mu.inUse--
 }
 
 // InUse returns the slots in use.
@@ -203,6 +312,13 @@ func (s *Scheduler) InUse() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.mu.inUse
+}
+
+// LowInUse returns the slots LOW calls hold.
+func (s *Scheduler) LowInUse() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.mu.lowInUse
 }
 
 // Waiting returns the number of queued waiters.

@@ -218,6 +218,7 @@ func (s *Scanner) nextBatch(ctx context.Context, maxRows int, maxBytes int64, b 
 	var bytesOut, arenaBytes int64
 	n, rowsRead, cellsRead := 0, 0, 0
 	defer func() { s.learn(rowsRead, cellsRead, arenaBytes) }()
+	y := YielderFrom(ctx) // yield.go
 	for n < maxRows && (maxBytes <= 0 || bytesOut < maxBytes) {
 		if len(s.pending) > 0 {
 			s.takeBatch(b)
@@ -231,6 +232,9 @@ func (s *Scanner) nextBatch(ctx context.Context, maxRows int, maxBytes int64, b 
 			if err := ctx.Err(); err != nil {
 				return true, err
 			}
+		}
+		if y != nil {
+			y.Yield(ctx)
 		}
 		start := len(b.Cells)
 		var err error

@@ -44,6 +44,8 @@ type quotaGate struct {
 	// slots bounds concurrently executing data calls by priority and
 	// weight (scheduler_gate.go); nil: unbounded.
 	slots *quota.Scheduler
+	// lowPool runs LOW reads on niced threads (lowpool.go); nil: inline.
+	lowPool *lowPool
 
 	// scanners maps an open scanner id to its table: a scan's next() calls
 	// name only the scanner.
@@ -278,12 +280,12 @@ func (g *quotaGate) Serve(ctx context.Context, c *hbaserpc.Call) (hbaserpc.Respo
 		}
 		return hbaserpc.Response{}, err
 	}
-	slot, err := g.acquireSlot(ctx, req.User, &grant)
+	ctx, release, prio, err := g.acquireSlot(ctx, req.User, &grant)
 	if err != nil {
 		return hbaserpc.Response{}, err
 	}
-	defer slot.Release() // also when the handler panics
-	resp, err := g.next.Serve(ctx, c)
+	defer release() // also when the handler panics
+	resp, err := g.serveSlotted(ctx, c, req, prio)
 	if err == nil {
 		switch req.Kind {
 		case quota.KindRead, quota.KindScan:

@@ -117,7 +117,7 @@ func Start(ctx context.Context, cfg Config) (*RegionServer, error) {
 			_ = engine.Close()
 			return nil, err
 		}
-		rs.quota.slots = newSlots(cfg.HandlerCount, cfg.HighPriorityHandlers)
+		rs.quota.setSlots(cfg.HandlerCount, cfg.HighPriorityHandlers)
 		if st, err := rs.catalog.QuotaState(ctx); err != nil {
 			rs.log.Warn("regionserver: loading quota settings failed; the watch retries", "err", err)
 		} else if err := rs.quota.apply(st); err != nil {
@@ -263,6 +263,9 @@ func (rs *RegionServer) Close() {
 	// The RPC server first: its Serve goroutine belongs to the group.
 	if rs.rpc != nil {
 		_ = rs.rpc.Close()
+	}
+	if rs.quota != nil {
+		rs.quota.lowPool.close() // no call runs on it now
 	}
 	if rs.http != nil {
 		_ = rs.http.Close()

@@ -13,6 +13,7 @@ import (
 	"github.com/weirdb/weir/internal/hbaserpc"
 	"github.com/weirdb/weir/internal/meta"
 	"github.com/weirdb/weir/internal/quota"
+	"github.com/weirdb/weir/internal/region"
 )
 
 // blockingHandler records the users of the calls it serves, in order, and
@@ -56,31 +57,10 @@ func TestGateSchedulesByPriorityAndWeight(t *testing.T) {
 		t.Fatal(err)
 	}
 	g.slots = newSlots(1, 0)
-	st := quota.Settings{}
-	for _, c := range []quota.Change{
-		{User: "etl", Priority: "LOW"},
-		{User: "web", Priority: "HIGH"},
-		{User: "a", Weight: 3},
-		{User: "b", Weight: 1},
-	} {
-		if st, err = st.Apply(c); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := g.apply(meta.QuotaState{Settings: st, RPCThrottle: true}); err != nil {
-		t.Fatal(err)
-	}
-
+	applyTenants(t, g, quota.Change{User: "etl", Priority: "LOW"}, quota.Change{User: "web", Priority: "HIGH"},
+		quota.Change{User: "a", Weight: 3}, quota.Change{User: "b", Weight: 1})
 	var wg sync.WaitGroup
-	serve := func(user string) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if _, err := g.Serve(context.Background(), getCall(t, user)); err != nil {
-				t.Error(err)
-			}
-		}()
-	}
+	serve := server(t, g, &wg)
 	serve("hold") // takes the only slot
 	<-h.started
 	queued := func(n int) {
@@ -146,4 +126,96 @@ func TestGateWorkConserving(t *testing.T) {
 	}
 	close(h.release)
 	wg.Wait()
+}
+
+// yieldingHandler is blockingHandler whose LOW calls (etl's) pass their
+// safe point first, as a scan does between rows, and whose HIGH calls
+// (web's) are held on their own channel.
+type yieldingHandler struct {
+	blockingHandler
+	web chan struct{}
+}
+
+func (h *yieldingHandler) Serve(ctx context.Context, c *hbaserpc.Call) (hbaserpc.Response, error) {
+	if c.User == "web" {
+		h.started <- struct{}{}
+		<-h.web
+		return hbaserpc.Response{Msg: &hbasepb.GetResponse{}}, nil
+	}
+	if c.User == "etl" {
+		y := region.YielderFrom(ctx)
+		if y == nil {
+			return hbaserpc.Response{}, fmt.Errorf("LOW call served without a yielder")
+		}
+		y.Yield(ctx)
+	}
+	return h.blockingHandler.Serve(ctx, c)
+}
+
+// TestGateBoundsLowWhileHighRuns: while a HIGH call runs, LOW calls hold
+// at most the bound of slots though more are free; when it ends, they all
+// run (work-conserving).
+func TestGateBoundsLowWhileHighRuns(t *testing.T) {
+	if got, want := newSlots(30, 4).LowBusyLimit, max(runtime.GOMAXPROCS(0)-1, 1); got != want {
+		t.Fatalf("default LOW bound %d, want GOMAXPROCS-1 = %d", got, want)
+	}
+	h := &yieldingHandler{blockingHandler{started: make(chan struct{}, 8), release: make(chan struct{})}, make(chan struct{})}
+	g, err := newQuotaGate(h, quota.Config{}, "", true, func(string, ...any) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.slots = &quota.Scheduler{Slots: 4, LowBusyLimit: 1}
+	applyTenants(t, g, quota.Change{User: "etl", Priority: "LOW"}, quota.Change{User: "web", Priority: "HIGH"})
+	var wg sync.WaitGroup
+	serve := server(t, g, &wg)
+	serve("web")
+	<-h.started
+	for range 3 {
+		serve("etl")
+	}
+	<-h.started // one LOW runs
+	for g.slots.Waiting() != 2 {
+		runtime.Gosched()
+	}
+	if g.slots.InUse() != 2 || g.slots.LowInUse() != 1 {
+		t.Fatalf("HIGH running: %d in use, %d LOW; want 2, 1 (two LOW queued with two slots free)", g.slots.InUse(), g.slots.LowInUse())
+	}
+	close(h.web) // web ends
+	for range 2 {
+		<-h.started
+	}
+	if g.slots.LowInUse() != 3 || g.slots.Waiting() != 0 {
+		t.Fatalf("HIGH ended: %d LOW in use, %d waiting; want 3, 0", g.slots.LowInUse(), g.slots.Waiting())
+	}
+	close(h.release)
+	wg.Wait()
+}
+
+// applyTenants installs the quota settings changes give.
+func applyTenants(t *testing.T, g *quotaGate, changes ...quota.Change) {
+	t.Helper()
+	st := quota.Settings{}
+	var err error
+	for _, c := range changes {
+		if st, err = st.Apply(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := g.apply(meta.QuotaState{Settings: st, RPCThrottle: true}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// server returns a function that serves a Get of user through g on its
+// own goroutine, counted in wg.
+func server(t *testing.T, g *quotaGate, wg *sync.WaitGroup) func(user string) {
+	return func(user string) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := g.Serve(context.Background(), getCall(t, user)); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
 }

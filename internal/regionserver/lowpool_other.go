@@ -1,0 +1,7 @@
+//go:build !linux
+
+package regionserver
+
+const niceSupported = false
+
+func setThreadNice(int) {}
