@@ -5,11 +5,11 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/weirdb/weir/internal/cell"
+	"github.com/weirdb/weir/internal/cpumeter"
 	"github.com/weirdb/weir/internal/hbaseconv"
 	"github.com/weirdb/weir/internal/hbasepb"
 	"github.com/weirdb/weir/internal/hbaserpc"
@@ -206,15 +206,6 @@ func benchParallelism(callers int) (p, actual int) {
 	return p, p * procs
 }
 
-// benchCPU is the process's user+system CPU time so far.
-func benchCPU(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatalf("getrusage: %v", err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // benchMeter reports "cpu-ns/op" (process CPU, server included, per
 // operation) and "ops/s" (wall-clock throughput) for the timed loop it
 // brackets.
@@ -224,12 +215,12 @@ type benchMeter struct {
 }
 
 func benchStartMeter(b *testing.B) benchMeter {
-	return benchMeter{cpu: benchCPU(b), wall: time.Now()}
+	return benchMeter{cpu: cpumeter.Process(), wall: time.Now()}
 }
 
 func (m benchMeter) benchReport(b *testing.B) {
 	wall := time.Since(m.wall)
-	cpu := benchCPU(b) - m.cpu
+	cpu := cpumeter.Process() - m.cpu
 	if b.N == 0 || wall <= 0 {
 		return
 	}

@@ -4,31 +4,14 @@ import (
 	"bytes"
 	"context"
 	"runtime"
-	"syscall"
 	"testing"
-	"time"
+
+	"google.golang.org/protobuf/proto"
 
 	"github.com/weirdb/weir/internal/cell"
+	"github.com/weirdb/weir/internal/cpumeter"
 	"github.com/weirdb/weir/internal/hbasepb"
-	"google.golang.org/protobuf/proto"
 )
-
-// processCPU is the process's user plus system CPU time.
-func processCPU(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatalf("getrusage: %v", err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// reportCPU reports "cpu-ns/op": the process's CPU time (client and server
-// together, GC included) since start, per operation.
-func reportCPU(b *testing.B, start time.Duration) {
-	if b.N > 0 {
-		b.ReportMetric(float64((processCPU(b)-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
-	}
-}
 
 // BenchmarkRPCRoundTrip measures one Get-shaped call over loopback TCP
 // whose response carries a 1 KiB-value cell in a cellblock.
@@ -58,22 +41,22 @@ func BenchmarkRPCRoundTrip(b *testing.B) {
 	b.Run("sequential", func(b *testing.B) {
 		b.ReportAllocs()
 		b.SetBytes(1024)
-		start := processCPU(b)
+		stop := cpumeter.Start(b)
 		for b.Loop() {
 			call(b)
 		}
-		reportCPU(b, start)
+		stop()
 	})
 	b.Run("concurrent32", func(b *testing.B) {
 		b.ReportAllocs()
 		b.SetBytes(1024)
 		b.SetParallelism(max(1, 32/runtime.GOMAXPROCS(0)))
-		start := processCPU(b)
+		stop := cpumeter.Start(b)
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
 				call(b)
 			}
 		})
-		reportCPU(b, start)
+		stop()
 	})
 }

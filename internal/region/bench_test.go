@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/weirdb/weir/internal/cell"
+	"github.com/weirdb/weir/internal/cpumeter"
 	"github.com/weirdb/weir/internal/storage"
 )
 
@@ -114,7 +115,7 @@ func benchGet(b *testing.B, get func(*Region, Get) (Result, error)) {
 		keys[i] = []byte(fmt.Sprintf("user%08d", (i*7919)%rows))
 	}
 	b.ReportAllocs()
-	stop := cpuMeter(b)
+	stop := cpumeter.Start(b)
 	i := 0
 	for b.Loop() {
 		res, err := get(r, Get{Row: keys[i%len(keys)]})
@@ -144,7 +145,7 @@ func BenchmarkPut(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(1000)
 			b.SetParallelism((tc.writers + 1) / 2) // GOMAXPROCS=2 here: 2×16 = 32 goroutines
-			stop := cpuMeter(b)
+			stop := cpumeter.Start(b)
 			defer stop()
 			if tc.writers == 1 {
 				for b.Loop() {
@@ -175,7 +176,7 @@ func BenchmarkBulkLoad(b *testing.B) {
 	b.SetBytes(1000 * 100)
 	n := 0
 	batch := make([]Mutation, 100)
-	stop := cpuMeter(b)
+	stop := cpumeter.Start(b)
 	defer stop()
 	for b.Loop() {
 		for j := range batch {
@@ -200,7 +201,7 @@ func BenchmarkIncrement(b *testing.B) {
 	ctx := context.Background()
 	r := benchRegion(b, AsyncWAL)
 	b.ReportAllocs()
-	stop := cpuMeter(b)
+	stop := cpumeter.Start(b)
 	defer stop()
 	i := 0
 	for b.Loop() {
@@ -233,7 +234,7 @@ func BenchmarkGetFloor(b *testing.B) {
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			var upper []byte
-			stop := cpuMeter(b)
+			stop := cpumeter.Start(b)
 			i := 0
 			for b.Loop() {
 				k := keys[i%len(keys)]

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/weirdb/weir/internal/cpumeter"
 	"github.com/weirdb/weir/internal/storage"
 )
 
@@ -16,7 +17,7 @@ import (
 func BenchmarkScanFloor(b *testing.B) {
 	const rows = 10000
 	r := loadedBenchRegion(b, rows, false)
-	stop := cpuMeter(b)
+	stop := cpumeter.Start(b)
 	defer stop()
 	i := 0
 	for b.Loop() {
@@ -72,7 +73,7 @@ func BenchmarkScan100Versions(b *testing.B) {
 // benchScans times 100-row scans of 10-cell rows at spread start rows.
 func benchScans(ctx context.Context, b *testing.B, r *Region, rows int) {
 	b.ReportAllocs()
-	stop := cpuMeter(b)
+	stop := cpumeter.Start(b)
 	defer stop()
 	i := 0
 	for b.Loop() {
