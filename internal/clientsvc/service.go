@@ -98,6 +98,19 @@ func unmarshal[T proto.Message](c *hbaserpc.Call, m T) (T, error) {
 	if d, ok := c.Msg.(T); ok {
 		return d, nil
 	}
+	// The hand decoders (hbaserpc/fastpb.go) accept only what the runtime
+	// would decode the same way.
+	var fast proto.Message
+	var ok bool
+	switch any(m).(type) {
+	case *hbasepb.GetRequest:
+		fast, ok = hbaserpc.DecodeGetRequest(c.Param)
+	case *hbasepb.MutateRequest:
+		fast, ok = hbaserpc.DecodeMutateRequest(c.Param)
+	}
+	if ok {
+		return fast.(T), nil
+	}
 	if err := (proto.UnmarshalOptions{AllowPartial: true}).Unmarshal(c.Param, m); err != nil {
 		return m, badRequest("malformed %s request: %v", c.Method, err)
 	}

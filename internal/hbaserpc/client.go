@@ -322,7 +322,7 @@ func decodeResponse(hdr responseHeader, body []byte, resp proto.Message) ([]cell
 	if err != nil {
 		return nil, fmt.Errorf("hbaserpc: response message: %w", err)
 	}
-	if resp != nil {
+	if resp != nil && !decodeResponseFast(mb, resp) {
 		if err := proto.Unmarshal(mb, resp); err != nil {
 			return nil, fmt.Errorf("hbaserpc: unmarshalling %s: %w", resp.ProtoReflect().Descriptor().FullName(), err)
 		}

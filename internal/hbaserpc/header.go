@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/weirdb/weir/internal/cell"
 	"github.com/weirdb/weir/internal/hbasepb"
@@ -333,6 +334,11 @@ func appendCellBlockMeta(b []byte, field protowire.Number, cbLen int) []byte {
 // appendFrameWith appends a frame whose header (hs bytes) appendHeader
 // writes, then msg (none if nil) and a cbLen-byte cellblock of cells.
 func appendFrameWith(dst []byte, hs int, appendHeader func([]byte) ([]byte, error), msg proto.Message, cells []cell.Cell, cbLen int) ([]byte, error) {
+	if msg != nil {
+		if b, ok := appendFrameFast(dst, hs, appendHeader, msg, cells, cbLen); ok {
+			return b, nil
+		}
+	}
 	total := int64(protowire.SizeVarint(uint64(hs))+hs) + int64(cbLen)
 	ms := 0
 	if msg != nil {
@@ -368,3 +374,41 @@ func appendFrameWith(dst []byte, hs int, appendHeader func([]byte) ([]byte, erro
 	}
 	return dst, nil
 }
+
+// appendFrameFast is appendFrameWith for a message with a hand encoder
+// (fastpb.go): the message is encoded in place and its length inserted
+// after, since its size is not computed in advance. false leaves dst for
+// the generic path.
+func appendFrameFast(dst []byte, hs int, appendHeader func([]byte) ([]byte, error), msg proto.Message, cells []cell.Cell, cbLen int) ([]byte, bool) {
+	start := len(dst)
+	dst = slices.Grow(dst, 4+binary.MaxVarintLen32+hs+binary.MaxVarintLen32+fastMessageRoom+cbLen)
+	dst = append(dst, 0, 0, 0, 0)
+	dst = protowire.AppendVarint(dst, uint64(hs))
+	dst, err := appendHeader(dst)
+	if err != nil {
+		return dst[:start], false
+	}
+	at := len(dst)
+	if at-start-4-protowire.SizeVarint(uint64(hs)) != hs {
+		return dst[:start], false // the generic path reports it
+	}
+	dst, ok := appendMessageFast(dst, msg)
+	if !ok {
+		return dst[:start], false
+	}
+	dst = insertLen(dst, at)
+	cbStart := len(dst)
+	if cbLen > 0 {
+		dst, _ = AppendCellBlock(dst, cells) // sized by the caller
+	}
+	total := len(dst) - start - 4
+	if total > math.MaxInt32 || len(dst)-cbStart != cbLen {
+		return dst[:start], false
+	}
+	binary.BigEndian.PutUint32(dst[start:], uint32(total))
+	return dst, true
+}
+
+// fastMessageRoom is the room reserved for a hand-encoded message: enough
+// for the Get and Mutate messages of ordinary calls.
+const fastMessageRoom = 256

@@ -171,9 +171,12 @@ func (g *quotaGate) request(c *hbaserpc.Call) (req quota.Request, ok bool) {
 	req.User = c.User
 	switch c.Method {
 	case "Get":
-		r := &hbasepb.GetRequest{}
-		if proto.Unmarshal(c.Param, r) != nil {
-			return req, false
+		r, fast := hbaserpc.DecodeGetRequest(c.Param)
+		if !fast {
+			r = &hbasepb.GetRequest{}
+			if proto.Unmarshal(c.Param, r) != nil {
+				return req, false
+			}
 		}
 		c.Msg = r // the handler reuses it
 		if tn, ok = g.tables.tableOf(r.GetRegion()); !ok {
@@ -181,9 +184,12 @@ func (g *quotaGate) request(c *hbaserpc.Call) (req quota.Request, ok bool) {
 		}
 		req.Kind, req.Reqs, req.EstBytes = quota.KindRead, 1, readEstimate
 	case "Mutate":
-		r := &hbasepb.MutateRequest{}
-		if proto.Unmarshal(c.Param, r) != nil {
-			return req, false
+		r, fast := hbaserpc.DecodeMutateRequest(c.Param)
+		if !fast {
+			r = &hbasepb.MutateRequest{}
+			if proto.Unmarshal(c.Param, r) != nil {
+				return req, false
+			}
 		}
 		c.Msg = r // the handler reuses it
 		if tn, ok = g.tables.tableOf(r.GetRegion()); !ok {

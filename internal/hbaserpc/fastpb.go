@@ -1,0 +1,684 @@
+package hbaserpc
+
+import (
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/weirdb/weir/internal/hbasepb"
+)
+
+// The messages of the two calls YCSB-style traffic consists of (Get and
+// Mutate, their requests on the server and their responses on the client)
+// are decoded and encoded here by hand, like the headers in header.go:
+// through the protobuf runtime each cost a reflective walk and an
+// allocation per optional field, a visible share of the CPU of both sides
+// of a call. The fast paths take only the fields ordinary calls use, and
+// give up (the caller then uses the protobuf runtime) on anything else: an
+// unknown or repeated singular field, a wrong wire type, an enum value the
+// schema does not name, a missing required field. So a message the fast
+// path accepts decodes to exactly what proto.Unmarshal makes of it, and a
+// message it encodes decodes to the message it was given (fastpb_test.go
+// fuzzes both). The encoders also give up on a message missing a required
+// field, for the runtime to report.
+
+// pbDecoder walks the fields of one message. Any malformation, or a
+// field its caller does not handle, sets bad.
+type pbDecoder struct {
+	b   []byte
+	bad bool
+	num protowire.Number
+	typ protowire.Type
+}
+
+// next moves to the next field; false at the end or when bad.
+func (d *pbDecoder) next() bool {
+	if d.bad || len(d.b) == 0 {
+		return false
+	}
+	num, typ, n := protowire.ConsumeTag(d.b)
+	if n < 0 {
+		d.bad = true
+		return false
+	}
+	d.b, d.num, d.typ = d.b[n:], num, typ
+	return true
+}
+
+// varint reads the current field as a varint.
+func (d *pbDecoder) varint() uint64 {
+	if d.typ != protowire.VarintType {
+		d.bad = true
+		return 0
+	}
+	v, n := protowire.ConsumeVarint(d.b)
+	if n < 0 {
+		d.bad = true
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+// bytes reads the current field as length-delimited; the result aliases
+// the input and is non-nil even when empty (as proto.Unmarshal's).
+func (d *pbDecoder) bytes() []byte {
+	if d.typ != protowire.BytesType {
+		d.bad = true
+		return nil
+	}
+	v, n := protowire.ConsumeBytes(d.b)
+	if n < 0 {
+		d.bad = true
+		return nil
+	}
+	d.b = d.b[n:]
+	return v[:len(v):len(v)]
+}
+
+// once marks a singular field as seen; a second occurrence (which the
+// protobuf runtime would merge or override) is left to it.
+func (d *pbDecoder) once(seen *uint32) {
+	bit := uint32(1) << uint(d.num)
+	if d.num >= 32 || *seen&bit != 0 {
+		d.bad = true
+	}
+	*seen |= bit
+}
+
+// decodeFields calls field for each field of message b, the fields whose
+// bit is set in repeated allowed more than once, the others once. field
+// returns false for a field it does not handle.
+func decodeFields(b []byte, repeated uint32, field func(d *pbDecoder) bool) bool {
+	d := pbDecoder{b: b}
+	var seen uint32
+	for d.next() {
+		if d.num >= 32 || repeated&(1<<uint(d.num)) == 0 {
+			d.once(&seen)
+		}
+		if !field(&d) {
+			return false
+		}
+	}
+	return !d.bad
+}
+
+// enumValue reads the current field as a value of the enum whose names
+// are names; false for a value the schema does not name (the runtime keeps
+// those as unknown fields).
+func enumValue(d *pbDecoder, names map[int32]string) (int32, bool) {
+	v := int32(d.varint())
+	_, named := names[v]
+	return v, named
+}
+
+// fastGetRequest holds a decoded GetRequest and its parts in one
+// allocation.
+type fastGetRequest struct {
+	req     hbasepb.GetRequest
+	spec    fastRegionSpecifier
+	get     hbasepb.Get
+	tr      fastTimeRange
+	maxVer  uint32
+	cache   bool
+	exist   bool
+	consist hbasepb.Consistency
+}
+
+// DecodeGetRequest decodes a GetRequest by hand; ok is false when the
+// protobuf runtime must do it (see above). The message's byte fields alias
+// b.
+func DecodeGetRequest(b []byte) (req *hbasepb.GetRequest, ok bool) {
+	f := &fastGetRequest{}
+	ok = decodeFields(b, 0, func(d *pbDecoder) bool {
+		switch d.num {
+		case 1:
+			f.req.Region = f.spec.decode(d.bytes())
+			return f.req.Region != nil
+		case 2:
+			f.req.Get = &f.get
+			return f.decodeGet(d.bytes())
+		}
+		return false
+	})
+	if !ok || f.req.Region == nil || f.req.Get == nil {
+		return nil, false
+	}
+	return &f.req, true
+}
+
+// fastRegionSpecifier is a RegionSpecifier with its type.
+type fastRegionSpecifier struct {
+	spec hbasepb.RegionSpecifier
+	typ  hbasepb.RegionSpecifier_RegionSpecifierType
+}
+
+// decode returns the decoded specifier, or nil.
+func (s *fastRegionSpecifier) decode(b []byte) *hbasepb.RegionSpecifier {
+	ok := decodeFields(b, 0, func(d *pbDecoder) bool {
+		switch d.num {
+		case 1:
+			v, named := enumValue(d, hbasepb.RegionSpecifier_RegionSpecifierType_name)
+			s.typ = hbasepb.RegionSpecifier_RegionSpecifierType(v)
+			s.spec.Type = &s.typ
+			return named
+		case 2:
+			s.spec.Value = d.bytes()
+			return true
+		}
+		return false
+	})
+	if !ok || s.spec.Type == nil || s.spec.Value == nil {
+		return nil
+	}
+	return &s.spec
+}
+
+func (f *fastGetRequest) decodeGet(b []byte) bool {
+	g := &f.get
+	ok := decodeFields(b, 1<<2, func(d *pbDecoder) bool {
+		switch d.num {
+		case 1:
+			g.Row = d.bytes()
+		case 2:
+			c := &hbasepb.Column{}
+			g.Column = append(g.Column, c)
+			return decodeColumn(d.bytes(), c)
+		case 5:
+			g.TimeRange = f.tr.decode(d.bytes())
+			return g.TimeRange != nil
+		case 6:
+			f.maxVer = uint32(d.varint())
+			g.MaxVersions = &f.maxVer
+		case 7:
+			f.cache = d.varint() != 0
+			g.CacheBlocks = &f.cache
+		case 10:
+			f.exist = d.varint() != 0
+			g.ExistenceOnly = &f.exist
+		case 12:
+			v, named := enumValue(d, hbasepb.Consistency_name)
+			f.consist = hbasepb.Consistency(v)
+			g.Consistency = &f.consist
+			return named
+		default:
+			return false
+		}
+		return true
+	})
+	return ok && g.Row != nil
+}
+
+func decodeColumn(b []byte, c *hbasepb.Column) bool {
+	ok := decodeFields(b, 1<<2, func(d *pbDecoder) bool {
+		switch d.num {
+		case 1:
+			c.Family = d.bytes()
+		case 2:
+			c.Qualifier = append(c.Qualifier, d.bytes())
+		default:
+			return false
+		}
+		return true
+	})
+	return ok && c.Family != nil
+}
+
+// fastTimeRange is a TimeRange with its bounds.
+type fastTimeRange struct {
+	tr       hbasepb.TimeRange
+	from, to uint64
+}
+
+// decode returns the decoded time range, or nil.
+func (t *fastTimeRange) decode(b []byte) *hbasepb.TimeRange {
+	ok := decodeFields(b, 0, func(d *pbDecoder) bool {
+		switch d.num {
+		case 1:
+			t.from = d.varint()
+			t.tr.From = &t.from
+		case 2:
+			t.to = d.varint()
+			t.tr.To = &t.to
+		default:
+			return false
+		}
+		return true
+	})
+	if !ok {
+		return nil
+	}
+	return &t.tr
+}
+
+// fastMutateRequest holds a decoded MutateRequest and its parts in one
+// allocation.
+type fastMutateRequest struct {
+	req        hbasepb.MutateRequest
+	spec       fastRegionSpecifier
+	mut        hbasepb.MutationProto
+	nonceGroup uint64
+	mtype      hbasepb.MutationProto_MutationType
+	ts         uint64
+	durability hbasepb.MutationProto_Durability
+	cellCount  int32
+	nonce      uint64
+}
+
+// DecodeMutateRequest decodes a MutateRequest without a condition by hand;
+// ok is false when the protobuf runtime must do it (see above). The
+// message's byte fields alias b.
+func DecodeMutateRequest(b []byte) (req *hbasepb.MutateRequest, ok bool) {
+	f := &fastMutateRequest{}
+	ok = decodeFields(b, 0, func(d *pbDecoder) bool {
+		switch d.num {
+		case 1:
+			f.req.Region = f.spec.decode(d.bytes())
+			return f.req.Region != nil
+		case 2:
+			f.req.Mutation = &f.mut
+			return f.decodeMutation(d.bytes())
+		case 4:
+			f.nonceGroup = d.varint()
+			f.req.NonceGroup = &f.nonceGroup
+			return true
+		}
+		return false
+	})
+	if !ok || f.req.Region == nil || f.req.Mutation == nil {
+		return nil, false
+	}
+	return &f.req, true
+}
+
+func (f *fastMutateRequest) decodeMutation(b []byte) bool {
+	m := &f.mut
+	return decodeFields(b, 1<<3, func(d *pbDecoder) bool {
+		switch d.num {
+		case 1:
+			m.Row = d.bytes()
+		case 2:
+			v, named := enumValue(d, hbasepb.MutationProto_MutationType_name)
+			f.mtype = hbasepb.MutationProto_MutationType(v)
+			m.MutateType = &f.mtype
+			return named
+		case 3:
+			cv := &hbasepb.MutationProto_ColumnValue{}
+			m.ColumnValue = append(m.ColumnValue, cv)
+			return decodeColumnValue(d.bytes(), cv)
+		case 4:
+			f.ts = d.varint()
+			m.Timestamp = &f.ts
+		case 6:
+			v, named := enumValue(d, hbasepb.MutationProto_Durability_name)
+			f.durability = hbasepb.MutationProto_Durability(v)
+			m.Durability = &f.durability
+			return named
+		case 8:
+			f.cellCount = int32(d.varint())
+			m.AssociatedCellCount = &f.cellCount
+		case 9:
+			f.nonce = d.varint()
+			m.Nonce = &f.nonce
+		default:
+			return false
+		}
+		return true
+	})
+}
+
+// qualifierValue holds a QualifierValue's optional scalars with it.
+type qualifierValue struct {
+	qv  hbasepb.MutationProto_ColumnValue_QualifierValue
+	ts  uint64
+	del hbasepb.MutationProto_DeleteType
+}
+
+func decodeColumnValue(b []byte, cv *hbasepb.MutationProto_ColumnValue) bool {
+	ok := decodeFields(b, 1<<2, func(d *pbDecoder) bool {
+		switch d.num {
+		case 1:
+			cv.Family = d.bytes()
+			return true
+		case 2:
+			q := &qualifierValue{}
+			cv.QualifierValue = append(cv.QualifierValue, &q.qv)
+			return q.decode(d.bytes())
+		}
+		return false
+	})
+	return ok && cv.Family != nil
+}
+
+func (q *qualifierValue) decode(b []byte) bool {
+	return decodeFields(b, 0, func(d *pbDecoder) bool {
+		switch d.num {
+		case 1:
+			q.qv.Qualifier = d.bytes()
+		case 2:
+			q.qv.Value = d.bytes()
+		case 3:
+			q.ts = d.varint()
+			q.qv.Timestamp = &q.ts
+		case 4:
+			v, named := enumValue(d, hbasepb.MutationProto_DeleteType_name)
+			q.del = hbasepb.MutationProto_DeleteType(v)
+			q.qv.DeleteType = &q.del
+			return named
+		case 5:
+			q.qv.Tags = d.bytes()
+		default:
+			return false
+		}
+		return true
+	})
+}
+
+// fastResult holds a decoded Result's optional scalars.
+type fastResult struct {
+	res     hbasepb.Result
+	count   int32
+	exists  bool
+	stale   bool
+	partial bool
+}
+
+// decodeResult decodes a Result without inline cells or metrics, or
+// returns nil.
+func decodeResult(b []byte) *hbasepb.Result {
+	f := &fastResult{}
+	ok := decodeFields(b, 0, func(d *pbDecoder) bool {
+		switch d.num {
+		case 2:
+			f.count = int32(d.varint())
+			f.res.AssociatedCellCount = &f.count
+		case 3:
+			f.exists = d.varint() != 0
+			f.res.Exists = &f.exists
+		case 4:
+			f.stale = d.varint() != 0
+			f.res.Stale = &f.stale
+		case 5:
+			f.partial = d.varint() != 0
+			f.res.Partial = &f.partial
+		default:
+			return false
+		}
+		return true
+	})
+	if !ok {
+		return nil
+	}
+	return &f.res
+}
+
+// decodeResponseFast decodes a GetResponse or MutateResponse into resp,
+// which must be empty, by hand; false leaves resp untouched for the
+// protobuf runtime.
+func decodeResponseFast(b []byte, resp proto.Message) bool {
+	var (
+		res       *hbasepb.Result
+		processed *bool
+		ok        bool
+	)
+	switch r := resp.(type) {
+	case *hbasepb.GetResponse:
+		if r.Result != nil {
+			return false
+		}
+		ok = decodeFields(b, 0, func(d *pbDecoder) bool {
+			res = decodeResult(d.bytes())
+			return d.num == 1 && res != nil
+		})
+		if ok {
+			r.Result = res
+		}
+	case *hbasepb.MutateResponse:
+		if r.Result != nil || r.Processed != nil {
+			return false
+		}
+		ok = decodeFields(b, 0, func(d *pbDecoder) bool {
+			switch d.num {
+			case 1:
+				res = decodeResult(d.bytes())
+				return res != nil
+			case 2:
+				p := d.varint() != 0
+				processed = &p
+				return true
+			}
+			return false
+		})
+		if ok {
+			r.Result, r.Processed = res, processed
+		}
+	}
+	return ok
+}
+
+// appendMessageFast appends msg's encoding (without length prefix) to b
+// for the message types with a hand encoder; false (b unchanged) for any
+// other message, or one with fields the hand encoder does not write.
+func appendMessageFast(b []byte, msg proto.Message) ([]byte, bool) {
+	start := len(b)
+	var ok bool
+	switch m := msg.(type) {
+	case *hbasepb.GetRequest:
+		b, ok = appendGetRequest(b, m)
+	case *hbasepb.MutateRequest:
+		b, ok = appendMutateRequest(b, m)
+	case *hbasepb.GetResponse:
+		if !plain(m) {
+			return b, false
+		}
+		ok = true
+		if m.Result != nil {
+			b, ok = appendSub(b, 1, m.Result, appendResult)
+		}
+	case *hbasepb.MutateResponse:
+		if !plain(m) || m.Metrics != nil {
+			return b, false
+		}
+		ok = true
+		if m.Result != nil {
+			b, ok = appendSub(b, 1, m.Result, appendResult)
+		}
+		if ok && m.Processed != nil {
+			b = appendBool(b, 2, *m.Processed)
+		}
+	}
+	if !ok {
+		return b[:start], false
+	}
+	return b, true
+}
+
+// plain reports whether m carries no unknown fields.
+func plain(m proto.Message) bool { return len(m.ProtoReflect().GetUnknown()) == 0 }
+
+// appendSub appends field num as a sub-message encoded by enc. Its length
+// is not known in advance: the body is encoded first and moved to make room
+// for the length (these messages are small).
+func appendSub[M any](b []byte, num protowire.Number, m M, enc func([]byte, M) ([]byte, bool)) ([]byte, bool) {
+	b = protowire.AppendTag(b, num, protowire.BytesType)
+	at := len(b)
+	b, ok := enc(b, m)
+	if !ok {
+		return b, false
+	}
+	return insertLen(b, at), true
+}
+
+// insertLen inserts the varint length of b[at:] at at.
+func insertLen(b []byte, at int) []byte {
+	n := len(b) - at
+	k := protowire.SizeVarint(uint64(n))
+	var pad [10]byte
+	b = append(b, pad[:k]...)
+	copy(b[at+k:], b[at:at+n])
+	protowire.AppendVarint(b[at:at], uint64(n))
+	return b
+}
+
+func appendBool(b []byte, num protowire.Number, v bool) []byte {
+	b = protowire.AppendTag(b, num, protowire.VarintType)
+	return protowire.AppendVarint(b, protowire.EncodeBool(v))
+}
+
+func appendUint(b []byte, num protowire.Number, v uint64) []byte {
+	b = protowire.AppendTag(b, num, protowire.VarintType)
+	return protowire.AppendVarint(b, v)
+}
+
+func appendBytesField(b []byte, num protowire.Number, v []byte) []byte {
+	b = protowire.AppendTag(b, num, protowire.BytesType)
+	return protowire.AppendBytes(b, v)
+}
+
+func appendResult(b []byte, r *hbasepb.Result) ([]byte, bool) {
+	if len(r.Cell) > 0 || r.Metrics != nil || !plain(r) {
+		return b, false
+	}
+	if r.AssociatedCellCount != nil {
+		b = appendUint(b, 2, uint64(int64(*r.AssociatedCellCount)))
+	}
+	if r.Exists != nil {
+		b = appendBool(b, 3, *r.Exists)
+	}
+	if r.Stale != nil {
+		b = appendBool(b, 4, *r.Stale)
+	}
+	if r.Partial != nil {
+		b = appendBool(b, 5, *r.Partial)
+	}
+	return b, true
+}
+
+func appendRegionSpecifier(b []byte, s *hbasepb.RegionSpecifier) ([]byte, bool) {
+	if s.Type == nil || s.Value == nil || !plain(s) {
+		return b, false
+	}
+	if s.Type != nil {
+		b = appendUint(b, 1, uint64(int64(*s.Type)))
+	}
+	if s.Value != nil {
+		b = appendBytesField(b, 2, s.Value)
+	}
+	return b, true
+}
+
+func appendGetRequest(b []byte, m *hbasepb.GetRequest) ([]byte, bool) {
+	if m.Region == nil || m.Get == nil || !plain(m) {
+		return b, false
+	}
+	ok := true
+	if m.Region != nil {
+		b, ok = appendSub(b, 1, m.Region, appendRegionSpecifier)
+	}
+	if ok && m.Get != nil {
+		b, ok = appendSub(b, 2, m.Get, appendGet)
+	}
+	return b, ok
+}
+
+func appendGet(b []byte, g *hbasepb.Get) ([]byte, bool) {
+	if len(g.Attribute) > 0 || g.Filter != nil || g.StoreLimit != nil || g.StoreOffset != nil ||
+		g.ClosestRowBefore != nil || len(g.CfTimeRange) > 0 || g.LoadColumnFamiliesOnDemand != nil ||
+		g.QueryMetricsEnabled != nil || g.Row == nil || !plain(g) {
+		return b, false
+	}
+	if g.Row != nil {
+		b = appendBytesField(b, 1, g.Row)
+	}
+	ok := true
+	for _, c := range g.Column {
+		if b, ok = appendSub(b, 2, c, appendColumn); !ok {
+			return b, false
+		}
+	}
+	if g.TimeRange != nil {
+		if b, ok = appendSub(b, 5, g.TimeRange, appendTimeRange); !ok {
+			return b, false
+		}
+	}
+	if g.MaxVersions != nil {
+		b = appendUint(b, 6, uint64(*g.MaxVersions))
+	}
+	if g.CacheBlocks != nil {
+		b = appendBool(b, 7, *g.CacheBlocks)
+	}
+	if g.ExistenceOnly != nil {
+		b = appendBool(b, 10, *g.ExistenceOnly)
+	}
+	if g.Consistency != nil {
+		b = appendUint(b, 12, uint64(int64(*g.Consistency)))
+	}
+	return b, true
+}
+
+func appendColumn(b []byte, c *hbasepb.Column) ([]byte, bool) {
+	if c == nil || c.Family == nil || !plain(c) {
+		return b, false
+	}
+	if c.Family != nil {
+		b = appendBytesField(b, 1, c.Family)
+	}
+	for _, q := range c.Qualifier {
+		b = appendBytesField(b, 2, q)
+	}
+	return b, true
+}
+
+func appendTimeRange(b []byte, tr *hbasepb.TimeRange) ([]byte, bool) {
+	if !plain(tr) {
+		return b, false
+	}
+	if tr.From != nil {
+		b = appendUint(b, 1, *tr.From)
+	}
+	if tr.To != nil {
+		b = appendUint(b, 2, *tr.To)
+	}
+	return b, true
+}
+
+func appendMutateRequest(b []byte, m *hbasepb.MutateRequest) ([]byte, bool) {
+	if m.Region == nil || m.Mutation == nil || m.Condition != nil || !plain(m) {
+		return b, false
+	}
+	ok := true
+	if m.Region != nil {
+		b, ok = appendSub(b, 1, m.Region, appendRegionSpecifier)
+	}
+	if ok && m.Mutation != nil {
+		b, ok = appendSub(b, 2, m.Mutation, appendMutation)
+	}
+	if ok && m.NonceGroup != nil {
+		b = appendUint(b, 4, *m.NonceGroup)
+	}
+	return b, ok
+}
+
+func appendMutation(b []byte, m *hbasepb.MutationProto) ([]byte, bool) {
+	if len(m.ColumnValue) > 0 || len(m.Attribute) > 0 || m.TimeRange != nil || !plain(m) {
+		return b, false
+	}
+	if m.Row != nil {
+		b = appendBytesField(b, 1, m.Row)
+	}
+	if m.MutateType != nil {
+		b = appendUint(b, 2, uint64(int64(*m.MutateType)))
+	}
+	if m.Timestamp != nil {
+		b = appendUint(b, 4, *m.Timestamp)
+	}
+	if m.Durability != nil {
+		b = appendUint(b, 6, uint64(int64(*m.Durability)))
+	}
+	if m.AssociatedCellCount != nil {
+		b = appendUint(b, 8, uint64(int64(*m.AssociatedCellCount)))
+	}
+	if m.Nonce != nil {
+		b = appendUint(b, 9, *m.Nonce)
+	}
+	return b, true
+}

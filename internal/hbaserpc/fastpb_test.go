@@ -1,0 +1,187 @@
+package hbaserpc
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/weirdb/weir/internal/cell"
+	"github.com/weirdb/weir/internal/hbasepb"
+	"google.golang.org/protobuf/proto"
+)
+
+func spec(name string) *hbasepb.RegionSpecifier {
+	return &hbasepb.RegionSpecifier{Type: hbasepb.RegionSpecifier_REGION_NAME.Enum(), Value: []byte(name)}
+}
+
+// ordinaryMessages are the messages the fast paths exist for, as the Go
+// client, the Java client and the server build them.
+func ordinaryMessages() []proto.Message {
+	return []proto.Message{
+		&hbasepb.GetRequest{Region: spec("usertable,,1.abc."), Get: &hbasepb.Get{Row: []byte("user1")}},
+		&hbasepb.GetRequest{Region: spec("r"), Get: &hbasepb.Get{
+			Row: []byte("user2"), Column: []*hbasepb.Column{{Family: []byte("f"), Qualifier: [][]byte{[]byte("q0"), {}}}, {Family: []byte("g")}},
+			TimeRange: &hbasepb.TimeRange{From: proto.Uint64(0), To: proto.Uint64(1 << 62)}, MaxVersions: proto.Uint32(3),
+			CacheBlocks: proto.Bool(true), ExistenceOnly: proto.Bool(false), Consistency: hbasepb.Consistency_STRONG.Enum()}},
+		&hbasepb.MutateRequest{Region: spec("r"), Mutation: &hbasepb.MutationProto{Row: []byte("user3"),
+			MutateType: hbasepb.MutationProto_PUT.Enum(), AssociatedCellCount: proto.Int32(10),
+			Durability: hbasepb.MutationProto_SYNC_WAL.Enum()}},
+		&hbasepb.MutateRequest{Region: spec("r"), NonceGroup: proto.Uint64(7), Mutation: &hbasepb.MutationProto{Row: []byte("user4"),
+			MutateType: hbasepb.MutationProto_INCREMENT.Enum(), AssociatedCellCount: proto.Int32(1), Nonce: proto.Uint64(1 << 63),
+			Timestamp: proto.Uint64(5)}},
+		&hbasepb.GetResponse{Result: &hbasepb.Result{AssociatedCellCount: proto.Int32(10)}},
+		&hbasepb.GetResponse{Result: &hbasepb.Result{Exists: proto.Bool(true), Stale: proto.Bool(false), Partial: proto.Bool(true)}},
+		&hbasepb.GetResponse{},
+		&hbasepb.MutateResponse{Processed: proto.Bool(true)},
+		&hbasepb.MutateResponse{Processed: proto.Bool(true), Result: &hbasepb.Result{AssociatedCellCount: proto.Int32(-1)}},
+	}
+}
+
+// TestFastPathsTaken: the ordinary messages take the fast paths, and
+// encode to the very bytes the protobuf runtime produces.
+func TestFastPathsTaken(t *testing.T) {
+	for _, m := range ordinaryMessages() {
+		b, ok := appendMessageFast(nil, m)
+		if !ok {
+			t.Fatalf("%T %v: no fast encoding", m, m)
+		}
+		want, err := proto.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(b, want) {
+			t.Fatalf("%T %v: fast %x; protobuf %x", m, m, b, want)
+		}
+		var got proto.Message
+		switch m.(type) {
+		case *hbasepb.GetRequest:
+			got, ok = DecodeGetRequest(b)
+		case *hbasepb.MutateRequest:
+			got, ok = DecodeMutateRequest(b)
+		default:
+			got = m.ProtoReflect().New().Interface()
+			ok = decodeResponseFast(b, got)
+		}
+		if !ok || !proto.Equal(got, m) {
+			t.Fatalf("%T %v: fast decoding ok=%v, %v", m, m, ok, got)
+		}
+	}
+}
+
+// TestFastPathsDeclined: what the fast paths do not handle is left to the
+// protobuf runtime, which then sees the same message.
+func TestFastPathsDeclined(t *testing.T) {
+	for _, m := range []proto.Message{
+		&hbasepb.GetRequest{Region: spec("r"), Get: &hbasepb.Get{Row: []byte("x"), Filter: &hbasepb.Filter{Name: proto.String("f")}}},
+		&hbasepb.GetRequest{Region: spec("r")}, // get missing: required
+		&hbasepb.GetRequest{Region: &hbasepb.RegionSpecifier{Value: []byte("r")}, Get: &hbasepb.Get{Row: []byte("x")}},
+		&hbasepb.MutateRequest{Region: spec("r"), Mutation: &hbasepb.MutationProto{Row: []byte("x")}, Condition: &hbasepb.Condition{Row: []byte("x")}},
+		&hbasepb.MutateRequest{Region: spec("r"), Mutation: &hbasepb.MutationProto{Row: []byte("x"),
+			ColumnValue: []*hbasepb.MutationProto_ColumnValue{{Family: []byte("f")}}}},
+		&hbasepb.GetResponse{Result: &hbasepb.Result{Cell: []*hbasepb.Cell{{Row: []byte("x")}}}},
+		&hbasepb.ScanRequest{},
+	} {
+		if b, ok := appendMessageFast([]byte("keep"), m); ok || string(b) != "keep" {
+			t.Fatalf("%T %v: fast encoding taken (%x)", m, m, b)
+		}
+	}
+	// Decoding: a second region field, which protobuf merges.
+	b, _ := proto.Marshal(&hbasepb.GetRequest{Region: spec("r"), Get: &hbasepb.Get{Row: []byte("x")}})
+	r, _ := proto.Marshal(spec("s"))
+	b = append(b, 0x0a, byte(len(r)))
+	b = append(b, r...)
+	if _, ok := DecodeGetRequest(b); ok {
+		t.Fatal("repeated singular field decoded by the fast path")
+	}
+}
+
+// TestFrameFastMatchesGeneric: a frame with a hand-encoded message is the
+// frame the generic encoder makes, cellblock included.
+func TestFrameFastMatchesGeneric(t *testing.T) {
+	cells := []cell.Cell{{Row: []byte("r"), Family: []byte("f"), Qualifier: []byte("q"), Timestamp: 5, Type: cell.TypePut, Value: bytes.Repeat([]byte("v"), 300)}}
+	for _, m := range ordinaryMessages() {
+		fast, err := appendResponseFrame([]byte("x"), 9, m, cells)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cbLen, _ := cellBlockLen(cells)
+		slow, err := appendFrame([]byte("x"), &hbasepb.ResponseHeader{CallId: proto.Uint32(9)}, m, cells)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(fast, slow) {
+			t.Fatalf("%T %v (cellblock %d): fast frame %x; generic %x", m, m, cbLen, fast, slow)
+		}
+	}
+}
+
+func fuzzSeeds(f *testing.F) {
+	for _, m := range ordinaryMessages() {
+		b, _ := proto.Marshal(m)
+		f.Add(b)
+	}
+}
+
+// FuzzDecodeRequestFast: whatever the hand decoders accept, the protobuf
+// runtime accepts and reads the same way.
+func FuzzDecodeRequestFast(f *testing.F) {
+	fuzzSeeds(f)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, ok := DecodeGetRequest(b); ok {
+			var want hbasepb.GetRequest
+			if err := proto.Unmarshal(b, &want); err != nil {
+				t.Fatalf("fast GetRequest decoder accepted %x; protobuf: %v", b, err)
+			}
+			if !proto.Equal(got, &want) {
+				t.Fatalf("%x: fast %v; protobuf %v", b, got, &want)
+			}
+		}
+		if got, ok := DecodeMutateRequest(b); ok {
+			var want hbasepb.MutateRequest
+			if err := proto.Unmarshal(b, &want); err != nil {
+				t.Fatalf("fast MutateRequest decoder accepted %x; protobuf: %v", b, err)
+			}
+			if !proto.Equal(got, &want) {
+				t.Fatalf("%x: fast %v; protobuf %v", b, got, &want)
+			}
+		}
+		for _, got := range []proto.Message{&hbasepb.GetResponse{}, &hbasepb.MutateResponse{}} {
+			if !decodeResponseFast(b, got) {
+				continue
+			}
+			want := got.ProtoReflect().New().Interface()
+			if err := proto.Unmarshal(b, want); err != nil {
+				t.Fatalf("fast %T decoder accepted %x; protobuf: %v", got, b, err)
+			}
+			if !proto.Equal(got, want) {
+				t.Fatalf("%x: fast %v; protobuf %v", b, got, want)
+			}
+		}
+	})
+}
+
+// FuzzEncodeMessageFast: whatever message the hand encoders take, the
+// protobuf runtime could encode too, and reads back from their bytes.
+func FuzzEncodeMessageFast(f *testing.F) {
+	fuzzSeeds(f)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for _, m := range []proto.Message{&hbasepb.GetRequest{}, &hbasepb.MutateRequest{}, &hbasepb.GetResponse{}, &hbasepb.MutateResponse{}} {
+			if (proto.UnmarshalOptions{AllowPartial: true}).Unmarshal(b, m) != nil {
+				continue
+			}
+			enc, ok := appendMessageFast(nil, m)
+			if !ok {
+				continue
+			}
+			if _, err := proto.Marshal(m); err != nil {
+				t.Fatalf("fast encoder took %v, which protobuf refuses: %v", m, err)
+			}
+			back := m.ProtoReflect().New().Interface()
+			if err := proto.Unmarshal(enc, back); err != nil {
+				t.Fatalf("%v encoded to %x, unreadable: %v", m, enc, err)
+			}
+			if !proto.Equal(back, m) {
+				t.Fatalf("%v encoded to %x, read back as %v", m, enc, back)
+			}
+		}
+	})
+}
