@@ -22,25 +22,35 @@ import (
 // field, for the runtime to report.
 
 // pbDecoder walks the fields of one message. Any malformation, or a
-// field its caller does not handle, sets bad.
+// field seen twice that is not marked repeated, sets bad.
 type pbDecoder struct {
-	b   []byte
-	bad bool
-	num protowire.Number
-	typ protowire.Type
+	b        []byte
+	bad      bool
+	num      protowire.Number
+	typ      protowire.Type
+	repeated uint32 // bit n: field n may occur more than once
+	seen     uint32 // bit n: field n occurred
 }
 
-// next moves to the next field; false at the end or when bad.
+// next moves to the next field; false at the end or when bad. A second
+// occurrence of a singular field (which the protobuf runtime would merge
+// or override) is left to the runtime.
 func (d *pbDecoder) next() bool {
 	if d.bad || len(d.b) == 0 {
 		return false
 	}
 	num, typ, n := protowire.ConsumeTag(d.b)
-	if n < 0 {
+	if n < 0 || num >= 32 {
 		d.bad = true
 		return false
 	}
 	d.b, d.num, d.typ = d.b[n:], num, typ
+	bit := uint32(1) << uint(num)
+	if d.seen&bit != 0 && d.repeated&bit == 0 {
+		d.bad = true
+		return false
+	}
+	d.seen |= bit
 	return true
 }
 
@@ -75,37 +85,10 @@ func (d *pbDecoder) bytes() []byte {
 	return v[:len(v):len(v)]
 }
 
-// once marks a singular field as seen; a second occurrence (which the
-// protobuf runtime would merge or override) is left to it.
-func (d *pbDecoder) once(seen *uint32) {
-	bit := uint32(1) << uint(d.num)
-	if d.num >= 32 || *seen&bit != 0 {
-		d.bad = true
-	}
-	*seen |= bit
-}
-
-// decodeFields calls field for each field of message b, the fields whose
-// bit is set in repeated allowed more than once, the others once. field
-// returns false for a field it does not handle.
-func decodeFields(b []byte, repeated uint32, field func(d *pbDecoder) bool) bool {
-	d := pbDecoder{b: b}
-	var seen uint32
-	for d.next() {
-		if d.num >= 32 || repeated&(1<<uint(d.num)) == 0 {
-			d.once(&seen)
-		}
-		if !field(&d) {
-			return false
-		}
-	}
-	return !d.bad
-}
-
-// enumValue reads the current field as a value of the enum whose names
-// are names; false for a value the schema does not name (the runtime keeps
+// enum reads the current field as a value of the enum whose names are
+// names; false for a value the schema does not name (the runtime keeps
 // those as unknown fields).
-func enumValue(d *pbDecoder, names map[int32]string) (int32, bool) {
+func (d *pbDecoder) enum(names map[int32]string) (int32, bool) {
 	v := int32(d.varint())
 	_, named := names[v]
 	return v, named
@@ -118,6 +101,8 @@ type fastGetRequest struct {
 	spec    fastRegionSpecifier
 	get     hbasepb.Get
 	tr      fastTimeRange
+	col     hbasepb.Column // the first column
+	cols    [1]*hbasepb.Column
 	maxVer  uint32
 	cache   bool
 	exist   bool
@@ -129,18 +114,23 @@ type fastGetRequest struct {
 // b.
 func DecodeGetRequest(b []byte) (req *hbasepb.GetRequest, ok bool) {
 	f := &fastGetRequest{}
-	ok = decodeFields(b, 0, func(d *pbDecoder) bool {
+	d := pbDecoder{b: b}
+	for d.next() {
 		switch d.num {
 		case 1:
-			f.req.Region = f.spec.decode(d.bytes())
-			return f.req.Region != nil
+			if f.req.Region = f.spec.decode(d.bytes()); f.req.Region == nil {
+				return nil, false
+			}
 		case 2:
+			if !f.decodeGet(d.bytes()) {
+				return nil, false
+			}
 			f.req.Get = &f.get
-			return f.decodeGet(d.bytes())
+		default:
+			return nil, false
 		}
-		return false
-	})
-	if !ok || f.req.Region == nil || f.req.Get == nil {
+	}
+	if d.bad || f.req.Region == nil || f.req.Get == nil {
 		return nil, false
 	}
 	return &f.req, true
@@ -154,20 +144,23 @@ type fastRegionSpecifier struct {
 
 // decode returns the decoded specifier, or nil.
 func (s *fastRegionSpecifier) decode(b []byte) *hbasepb.RegionSpecifier {
-	ok := decodeFields(b, 0, func(d *pbDecoder) bool {
+	d := pbDecoder{b: b}
+	for d.next() {
 		switch d.num {
 		case 1:
-			v, named := enumValue(d, hbasepb.RegionSpecifier_RegionSpecifierType_name)
+			v, named := d.enum(hbasepb.RegionSpecifier_RegionSpecifierType_name)
+			if !named {
+				return nil
+			}
 			s.typ = hbasepb.RegionSpecifier_RegionSpecifierType(v)
 			s.spec.Type = &s.typ
-			return named
 		case 2:
 			s.spec.Value = d.bytes()
-			return true
+		default:
+			return nil
 		}
-		return false
-	})
-	if !ok || s.spec.Type == nil || s.spec.Value == nil {
+	}
+	if d.bad || s.spec.Type == nil || s.spec.Value == nil {
 		return nil
 	}
 	return &s.spec
@@ -175,17 +168,27 @@ func (s *fastRegionSpecifier) decode(b []byte) *hbasepb.RegionSpecifier {
 
 func (f *fastGetRequest) decodeGet(b []byte) bool {
 	g := &f.get
-	ok := decodeFields(b, 1<<2, func(d *pbDecoder) bool {
+	d := pbDecoder{b: b, repeated: 1 << 2}
+	for d.next() {
 		switch d.num {
 		case 1:
 			g.Row = d.bytes()
 		case 2:
-			c := &hbasepb.Column{}
-			g.Column = append(g.Column, c)
-			return decodeColumn(d.bytes(), c)
+			c := &f.col
+			if g.Column == nil {
+				g.Column = f.cols[:1:1]
+				g.Column[0] = c
+			} else {
+				c = &hbasepb.Column{}
+				g.Column = append(g.Column, c)
+			}
+			if !decodeColumn(d.bytes(), c) {
+				return false
+			}
 		case 5:
-			g.TimeRange = f.tr.decode(d.bytes())
-			return g.TimeRange != nil
+			if g.TimeRange = f.tr.decode(d.bytes()); g.TimeRange == nil {
+				return false
+			}
 		case 6:
 			f.maxVer = uint32(d.varint())
 			g.MaxVersions = &f.maxVer
@@ -196,20 +199,22 @@ func (f *fastGetRequest) decodeGet(b []byte) bool {
 			f.exist = d.varint() != 0
 			g.ExistenceOnly = &f.exist
 		case 12:
-			v, named := enumValue(d, hbasepb.Consistency_name)
+			v, named := d.enum(hbasepb.Consistency_name)
+			if !named {
+				return false
+			}
 			f.consist = hbasepb.Consistency(v)
 			g.Consistency = &f.consist
-			return named
 		default:
 			return false
 		}
-		return true
-	})
-	return ok && g.Row != nil
+	}
+	return !d.bad && g.Row != nil
 }
 
 func decodeColumn(b []byte, c *hbasepb.Column) bool {
-	ok := decodeFields(b, 1<<2, func(d *pbDecoder) bool {
+	d := pbDecoder{b: b, repeated: 1 << 2}
+	for d.next() {
 		switch d.num {
 		case 1:
 			c.Family = d.bytes()
@@ -218,9 +223,8 @@ func decodeColumn(b []byte, c *hbasepb.Column) bool {
 		default:
 			return false
 		}
-		return true
-	})
-	return ok && c.Family != nil
+	}
+	return !d.bad && c.Family != nil
 }
 
 // fastTimeRange is a TimeRange with its bounds.
@@ -231,7 +235,8 @@ type fastTimeRange struct {
 
 // decode returns the decoded time range, or nil.
 func (t *fastTimeRange) decode(b []byte) *hbasepb.TimeRange {
-	ok := decodeFields(b, 0, func(d *pbDecoder) bool {
+	d := pbDecoder{b: b}
+	for d.next() {
 		switch d.num {
 		case 1:
 			t.from = d.varint()
@@ -240,11 +245,10 @@ func (t *fastTimeRange) decode(b []byte) *hbasepb.TimeRange {
 			t.to = d.varint()
 			t.tr.To = &t.to
 		default:
-			return false
+			return nil
 		}
-		return true
-	})
-	if !ok {
+	}
+	if d.bad {
 		return nil
 	}
 	return &t.tr
@@ -269,22 +273,26 @@ type fastMutateRequest struct {
 // message's byte fields alias b.
 func DecodeMutateRequest(b []byte) (req *hbasepb.MutateRequest, ok bool) {
 	f := &fastMutateRequest{}
-	ok = decodeFields(b, 0, func(d *pbDecoder) bool {
+	d := pbDecoder{b: b}
+	for d.next() {
 		switch d.num {
 		case 1:
-			f.req.Region = f.spec.decode(d.bytes())
-			return f.req.Region != nil
+			if f.req.Region = f.spec.decode(d.bytes()); f.req.Region == nil {
+				return nil, false
+			}
 		case 2:
+			if !f.decodeMutation(d.bytes()) {
+				return nil, false
+			}
 			f.req.Mutation = &f.mut
-			return f.decodeMutation(d.bytes())
 		case 4:
 			f.nonceGroup = d.varint()
 			f.req.NonceGroup = &f.nonceGroup
-			return true
+		default:
+			return nil, false
 		}
-		return false
-	})
-	if !ok || f.req.Region == nil || f.req.Mutation == nil {
+	}
+	if d.bad || f.req.Region == nil || f.req.Mutation == nil {
 		return nil, false
 	}
 	return &f.req, true
@@ -292,27 +300,34 @@ func DecodeMutateRequest(b []byte) (req *hbasepb.MutateRequest, ok bool) {
 
 func (f *fastMutateRequest) decodeMutation(b []byte) bool {
 	m := &f.mut
-	return decodeFields(b, 1<<3, func(d *pbDecoder) bool {
+	d := pbDecoder{b: b, repeated: 1 << 3}
+	for d.next() {
 		switch d.num {
 		case 1:
 			m.Row = d.bytes()
 		case 2:
-			v, named := enumValue(d, hbasepb.MutationProto_MutationType_name)
+			v, named := d.enum(hbasepb.MutationProto_MutationType_name)
+			if !named {
+				return false
+			}
 			f.mtype = hbasepb.MutationProto_MutationType(v)
 			m.MutateType = &f.mtype
-			return named
 		case 3:
 			cv := &hbasepb.MutationProto_ColumnValue{}
 			m.ColumnValue = append(m.ColumnValue, cv)
-			return decodeColumnValue(d.bytes(), cv)
+			if !decodeColumnValue(d.bytes(), cv) {
+				return false
+			}
 		case 4:
 			f.ts = d.varint()
 			m.Timestamp = &f.ts
 		case 6:
-			v, named := enumValue(d, hbasepb.MutationProto_Durability_name)
+			v, named := d.enum(hbasepb.MutationProto_Durability_name)
+			if !named {
+				return false
+			}
 			f.durability = hbasepb.MutationProto_Durability(v)
 			m.Durability = &f.durability
-			return named
 		case 8:
 			f.cellCount = int32(d.varint())
 			m.AssociatedCellCount = &f.cellCount
@@ -322,8 +337,8 @@ func (f *fastMutateRequest) decodeMutation(b []byte) bool {
 		default:
 			return false
 		}
-		return true
-	})
+	}
+	return !d.bad
 }
 
 // qualifierValue holds a QualifierValue's optional scalars with it.
@@ -334,23 +349,27 @@ type qualifierValue struct {
 }
 
 func decodeColumnValue(b []byte, cv *hbasepb.MutationProto_ColumnValue) bool {
-	ok := decodeFields(b, 1<<2, func(d *pbDecoder) bool {
+	d := pbDecoder{b: b, repeated: 1 << 2}
+	for d.next() {
 		switch d.num {
 		case 1:
 			cv.Family = d.bytes()
-			return true
 		case 2:
 			q := &qualifierValue{}
 			cv.QualifierValue = append(cv.QualifierValue, &q.qv)
-			return q.decode(d.bytes())
+			if !q.decode(d.bytes()) {
+				return false
+			}
+		default:
+			return false
 		}
-		return false
-	})
-	return ok && cv.Family != nil
+	}
+	return !d.bad && cv.Family != nil
 }
 
 func (q *qualifierValue) decode(b []byte) bool {
-	return decodeFields(b, 0, func(d *pbDecoder) bool {
+	d := pbDecoder{b: b}
+	for d.next() {
 		switch d.num {
 		case 1:
 			q.qv.Qualifier = d.bytes()
@@ -360,17 +379,19 @@ func (q *qualifierValue) decode(b []byte) bool {
 			q.ts = d.varint()
 			q.qv.Timestamp = &q.ts
 		case 4:
-			v, named := enumValue(d, hbasepb.MutationProto_DeleteType_name)
+			v, named := d.enum(hbasepb.MutationProto_DeleteType_name)
+			if !named {
+				return false
+			}
 			q.del = hbasepb.MutationProto_DeleteType(v)
 			q.qv.DeleteType = &q.del
-			return named
 		case 5:
 			q.qv.Tags = d.bytes()
 		default:
 			return false
 		}
-		return true
-	})
+	}
+	return !d.bad
 }
 
 // fastResult holds a decoded Result's optional scalars.
@@ -386,7 +407,8 @@ type fastResult struct {
 // returns nil.
 func decodeResult(b []byte) *hbasepb.Result {
 	f := &fastResult{}
-	ok := decodeFields(b, 0, func(d *pbDecoder) bool {
+	d := pbDecoder{b: b}
+	for d.next() {
 		switch d.num {
 		case 2:
 			f.count = int32(d.varint())
@@ -401,11 +423,10 @@ func decodeResult(b []byte) *hbasepb.Result {
 			f.partial = d.varint() != 0
 			f.res.Partial = &f.partial
 		default:
-			return false
+			return nil
 		}
-		return true
-	})
-	if !ok {
+	}
+	if d.bad {
 		return nil
 	}
 	return &f.res
@@ -418,41 +439,38 @@ func decodeResponseFast(b []byte, resp proto.Message) bool {
 	var (
 		res       *hbasepb.Result
 		processed *bool
-		ok        bool
 	)
-	switch r := resp.(type) {
-	case *hbasepb.GetResponse:
-		if r.Result != nil {
-			return false
-		}
-		ok = decodeFields(b, 0, func(d *pbDecoder) bool {
-			res = decodeResult(d.bytes())
-			return d.num == 1 && res != nil
-		})
-		if ok {
-			r.Result = res
-		}
-	case *hbasepb.MutateResponse:
-		if r.Result != nil || r.Processed != nil {
-			return false
-		}
-		ok = decodeFields(b, 0, func(d *pbDecoder) bool {
-			switch d.num {
-			case 1:
-				res = decodeResult(d.bytes())
-				return res != nil
-			case 2:
-				p := d.varint() != 0
-				processed = &p
-				return true
+	get, isGet := resp.(*hbasepb.GetResponse)
+	mut, isMut := resp.(*hbasepb.MutateResponse)
+	switch {
+	case isGet && get.Result == nil:
+	case isMut && mut.Result == nil && mut.Processed == nil:
+	default:
+		return false
+	}
+	d := pbDecoder{b: b}
+	for d.next() {
+		switch {
+		case d.num == 1:
+			if res = decodeResult(d.bytes()); res == nil {
+				return false
 			}
+		case d.num == 2 && isMut:
+			p := d.varint() != 0
+			processed = &p
+		default:
 			return false
-		})
-		if ok {
-			r.Result, r.Processed = res, processed
 		}
 	}
-	return ok
+	if d.bad {
+		return false
+	}
+	if isGet {
+		get.Result = res
+	} else {
+		mut.Result, mut.Processed = res, processed
+	}
+	return true
 }
 
 // appendMessageFast appends msg's encoding (without length prefix) to b

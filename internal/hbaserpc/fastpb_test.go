@@ -185,3 +185,26 @@ func FuzzEncodeMessageFast(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkDecodeGetRequest(b *testing.B) {
+	msg := &hbasepb.GetRequest{Region: spec("usertable,user5,1700000000000.0123456789abcdef0123456789abcdef."),
+		Get: &hbasepb.Get{Row: []byte("user6284781860667377211"), Column: []*hbasepb.Column{{Family: []byte("family")}}}}
+	enc, _ := proto.Marshal(msg)
+	b.Run("fast", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, ok := DecodeGetRequest(enc); !ok {
+				b.Fatal("not decoded")
+			}
+		}
+	})
+	b.Run("protobuf", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var r hbasepb.GetRequest
+			if err := proto.Unmarshal(enc, &r); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
