@@ -132,6 +132,12 @@ func resultFromPB(pb *hbasepb.Result, blockCells []cell.Cell) (*Result, int, err
 	if n < 0 || n > len(blockCells) {
 		return nil, 0, fmt.Errorf("client: result claims %d cellblock cells, %d left", n, len(blockCells))
 	}
+	if len(pb.GetCell()) == 0 {
+		// Only cellblock cells (the usual answer): the Result takes them
+		// as they are, capped so that appending to it cannot write over
+		// the next result's.
+		return newResult(blockCells[:n:n], pb.GetPartial()), n, nil
+	}
 	cells := make([]cell.Cell, 0, n+len(pb.GetCell()))
 	cells = append(cells, blockCells[:n]...)
 	for _, c := range pb.GetCell() {
