@@ -7,6 +7,7 @@
 #                      [--study-duration SECS] [--study-threads N]
 #                      [--levels none,2000,1000,500] [--out DIR]
 #                      [--heap 4g] [--port-base 38000] [--only hbase|weir]
+#                      [--driver-procs 1]
 #
 # For each server in turn: start it on 127.0.0.1 with quotas enabled, load
 # --records rows (1 KB each, usertable pre-split into 10 regions), flush and
@@ -16,6 +17,13 @@
 # utime+stime from /proc/<pid>/stat across each phase, divided by the
 # phase's operations. Writes DIR/<server>/*.json, DIR/<server>/throttle/,
 # and DIR/comparison.md with the ratio table (also printed).
+#
+# The driver runs with GOMAXPROCS=--driver-procs (default 1; 0 leaves Go's
+# default of one per core), against both servers alike: on a small host
+# that it shares with the server, its goroutine wake-ups cost less on one
+# processor than spread over two (about 15% less driver CPU per operation
+# on a 2-core box, see docs/performance.md), which leaves that CPU to the
+# server.
 #
 # Needs Java 17, Maven (Maven Central reachable, or the jars in ~/.m2), Go,
 # python3. Run from anywhere; it builds bin/weir in the repository.
@@ -34,8 +42,9 @@ out=$repo/bench-hbase-results
 heap=4g
 port_base=38000
 only=
+driver_procs=1
 
-usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+usage() { sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	--records) records=$2; shift 2 ;;
@@ -48,11 +57,12 @@ while [ $# -gt 0 ]; do
 	--heap) heap=$2; shift 2 ;;
 	--port-base) port_base=$2; shift 2 ;;
 	--only) only=$2; shift 2 ;;
+	--driver-procs) driver_procs=$2; shift 2 ;;
 	-h | --help) usage 0 ;;
 	*) echo "run.sh: unknown argument $1" >&2; usage ;;
 	esac
 done
-for n in "$records" "$duration" "$threads" "$study_duration" "$study_threads" "$port_base"; do
+for n in "$records" "$duration" "$threads" "$study_duration" "$study_threads" "$port_base" "$driver_procs"; do
 	case $n in '' | *[!0-9]*) echo "run.sh: $n is not a positive integer" >&2; exit 2 ;; esac
 done
 case $only in '' | hbase | weir) ;; *) echo "run.sh: --only $only: want hbase or weir" >&2; exit 2 ;; esac
@@ -124,7 +134,7 @@ phase() {
 	shift 4
 	local before after
 	before=$(cpu_ticks "$server_pid")
-	"$weir" bench "$@" --master "$master" --user bench --json >"$dir/$name.raw.json"
+	GOMAXPROCS=$driver_procs "$weir" bench "$@" --master "$master" --user bench --json >"$dir/$name.raw.json"
 	after=$(cpu_ticks "$server_pid")
 	python3 - "$dir/$name.raw.json" "$dir/$name.json" "$before" "$after" "$clk" <<'EOF'
 import json, sys
@@ -150,7 +160,7 @@ workloads() {
 	done
 	local before after
 	before=$(cpu_ticks "$server_pid")
-	"$weir" bench throttle-study --master "$master" --levels "$levels" --duration "${study_duration}s" \
+	GOMAXPROCS=$driver_procs "$weir" bench throttle-study --master "$master" --levels "$levels" --duration "${study_duration}s" \
 		--threads "$study_threads" --recordcount "$records" --out "$dir/throttle" >/dev/null 2>"$dir/throttle.log"
 	after=$(cpu_ticks "$server_pid")
 	echo "{\"server_cpu_sec\": $(python3 -c "print(($after - $before) / $clk)")}" >"$dir/throttle/cpu.json"
