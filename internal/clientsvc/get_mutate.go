@@ -24,7 +24,14 @@ func (s *Service) lookup(spec *hbasepb.RegionSpecifier) (*region.Region, error) 
 // and the cells appended to the response cellblock.
 func resultOut(c *hbaserpc.Call, res region.Result, cells *[]cell.Cell) *hbasepb.Result {
 	if c.CellBlocks {
-		*cells = append(*cells, res.Cells...)
+		if len(*cells) == 0 {
+			// The first (for a Get, only) result's cells go out as they
+			// are, without a copy; capped, so that a later append copies
+			// them rather than writing past them.
+			*cells = res.Cells[:len(res.Cells):len(res.Cells)]
+		} else {
+			*cells = append(*cells, res.Cells...)
+		}
 	}
 	return hbaseconv.ResultToPB(res, !c.CellBlocks)
 }
