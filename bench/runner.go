@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // Config is one `weir bench load|run`.
@@ -333,6 +335,7 @@ func (s *runState) report(cfg Config, done <-chan struct{}) {
 	defer tick.Stop()
 	lastOps, lastT := int64(0), s.started
 	nextStatus := s.started.Add(cfg.StatusInterval)
+	var all *hdrhistogram.Histogram // reused: the driver's own CPU is measured too
 	for {
 		select {
 		case <-done:
@@ -349,10 +352,16 @@ func (s *runState) report(cfg Config, done <-chan struct{}) {
 			lastOps, lastT = ops, now
 			elapsed := now.Sub(s.started)
 			if cfg.Progress != nil {
-				h, _ := merged(s.stats)
-				all := newHist()
-				for _, x := range h {
-					all.Merge(x)
+				if all == nil {
+					all = newHist()
+				}
+				all.Reset()
+				for _, st := range s.stats {
+					st.mu.Lock()
+					for _, x := range st.hist {
+						all.Merge(x)
+					}
+					st.mu.Unlock()
 				}
 				fmt.Fprintf(cfg.Progress, "\r\033[K[%s] %s elapsed, %s left: %d ops, %.0f ops/s, p99 %d us",
 					s.phase, elapsed.Truncate(time.Second), s.remaining(ops, elapsed), ops, rate, all.ValueAtQuantile(99))
