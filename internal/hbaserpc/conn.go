@@ -470,17 +470,20 @@ func (c *conn) serveCall(call *Call) {
 	c.s.serving.Add(-1)
 	fb := getFrameBuf()
 	if err == nil {
-		if len(resp.Cells) > 0 && !call.CellBlocks {
+		if (len(resp.Cells) > 0 || len(resp.CellBlock) > 0) && !call.CellBlocks {
 			err = &Error{Class: DoNotRetryIOException, DoNotRetry: true,
 				Message: "server error: response cells on a connection without cellblocks"}
 			c.log.Error("hbaserpc: handler returned cells on a connection without a codec", "method", call.Method)
 		} else {
-			fb.b, err = appendResponseFrame(fb.b, call.ID, resp.Msg, resp.Cells)
+			fb.b, err = appendResponse(fb.b, call.ID, &resp)
 			if err != nil {
 				c.log.Error("hbaserpc: encoding response", "method", call.Method, "err", err)
 				err = DoNotRetry(fmt.Errorf("server error encoding the response: %w", err))
 			}
 		}
+	}
+	if resp.Release != nil {
+		resp.Release.Release()
 	}
 	if err != nil {
 		fb.b, err = appendFrame(fb.b[:0], c.exceptionHeader(call.ID, toError(err)), nil, nil)
