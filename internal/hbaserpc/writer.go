@@ -98,6 +98,13 @@ func (w *frameWriter) write(frame []byte) {
 		w.done(1)
 		return
 	}
+	if n := len(w.mu.buf) + len(frame); n > cap(w.mu.buf) {
+		// Double: append grows a big slice by a quarter, which for scan
+		// responses of 100 KB or more meant several copies per frame.
+		nb := make([]byte, len(w.mu.buf), max(2*n, writeBufferSize))
+		copy(nb, w.mu.buf)
+		w.mu.buf = nb
+	}
 	w.mu.buf = append(w.mu.buf, frame...)
 	w.mu.frames++
 	if w.mu.busy {
