@@ -1,12 +1,14 @@
 package hbaserpc
 
 import (
+	"bytes"
 	"context"
 	"sync/atomic"
 	"testing"
 
 	"github.com/weirdb/weir/internal/cell"
 	"github.com/weirdb/weir/internal/hbasepb"
+	"google.golang.org/protobuf/proto"
 )
 
 // releaseCounter counts Response.Release calls.
@@ -63,5 +65,28 @@ func TestResponseCellBlock(t *testing.T) {
 	}
 	if n := rel.n.Load(); n != 3 {
 		t.Fatalf("Release called %d times after 3 calls", n)
+	}
+}
+
+// TestResponseHeadAndTail checks that a response's head and its encoded
+// cellblock, sent one after the other, are the frame appendResponseFrame
+// makes from the cells.
+func TestResponseHeadAndTail(t *testing.T) {
+	cells := []cell.Cell{{Row: []byte("r"), Family: []byte("f"), Qualifier: []byte("q"), Timestamp: 3, Type: cell.TypePut, Value: []byte("v")}}
+	block, err := AppendCellBlock(nil, cells)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := &hbasepb.ScanResponse{CellsPerResult: []uint32{1}, MoreResults: proto.Bool(true)}
+	want, err := appendResponseFrame([]byte("x"), 9, msg, cells)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, tail, err := appendResponse([]byte("x"), 9, &Response{Msg: msg, CellBlock: block})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := append(head, tail...); !bytes.Equal(got, want) {
+		t.Fatalf("head+tail %x\nwant      %x", got, want)
 	}
 }

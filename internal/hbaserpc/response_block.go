@@ -12,34 +12,40 @@ import (
 )
 
 // appendResponse appends the frame of a handler's successful response:
-// its cells encoded here, or the cellblock it encoded itself.
-func appendResponse(dst []byte, callID uint32, resp *Response) ([]byte, error) {
+// its cells encoded here, or, for a cellblock the handler encoded itself,
+// all but that block, which is returned as the frame's tail to be sent
+// after dst's bytes (so it is copied once, into the connection's writer).
+func appendResponse(dst []byte, callID uint32, resp *Response) (frame, tail []byte, err error) {
 	if len(resp.CellBlock) == 0 {
-		return appendResponseFrame(dst, callID, resp.Msg, resp.Cells)
+		frame, err = appendResponseFrame(dst, callID, resp.Msg, resp.Cells)
+		return frame, nil, err
 	}
 	if len(resp.Cells) > 0 {
-		return dst, errors.New("hbaserpc: a response with both cells and an encoded cellblock")
+		return dst, nil, errors.New("hbaserpc: a response with both cells and an encoded cellblock")
 	}
-	return appendResponseFrameBlock(dst, callID, resp.Msg, resp.CellBlock)
+	frame, err = appendResponseHead(dst, callID, resp.Msg, len(resp.CellBlock))
+	if err != nil {
+		return frame, nil, err
+	}
+	return frame, resp.CellBlock, nil
 }
 
-// appendResponseFrameBlock is appendResponseFrame for a non-empty
-// cellblock already encoded (Response.CellBlock), copied in as is.
-func appendResponseFrameBlock(dst []byte, callID uint32, msg proto.Message, block []byte) ([]byte, error) {
-	cbLen := len(block)
+// appendResponseHead appends a response frame up to its cellblock of
+// cbLen > 0 bytes, which the caller sends right after.
+func appendResponseHead(dst []byte, callID uint32, msg proto.Message, cbLen int) ([]byte, error) {
 	hs := protowire.SizeTag(respCallID) + protowire.SizeVarint(uint64(callID)) +
 		protowire.SizeTag(respCellBlockMeta) + protowire.SizeBytes(cellBlockMetaSize(cbLen))
 	if msg == nil {
 		msg = emptyMsg
 	}
 	ms := proto.Size(msg)
-	total := int64(protowire.SizeVarint(uint64(hs))+hs) + int64(protowire.SizeVarint(uint64(ms))+ms) + int64(cbLen)
-	if total > math.MaxInt32 {
+	head := int64(protowire.SizeVarint(uint64(hs))+hs) + int64(protowire.SizeVarint(uint64(ms))+ms)
+	if total := head + int64(cbLen); total > math.MaxInt32 {
 		return dst, fmt.Errorf("hbaserpc: frame of %d bytes too large", total)
 	}
 	start := len(dst)
-	dst = slices.Grow(dst, 4+int(total))
-	dst = binary.BigEndian.AppendUint32(dst, uint32(total))
+	dst = slices.Grow(dst, 4+int(head))
+	dst = binary.BigEndian.AppendUint32(dst, uint32(head+int64(cbLen)))
 	dst = protowire.AppendVarint(dst, uint64(hs))
 	dst = protowire.AppendTag(dst, respCallID, protowire.VarintType)
 	dst = protowire.AppendVarint(dst, uint64(callID))
@@ -49,9 +55,8 @@ func appendResponseFrameBlock(dst []byte, callID uint32, msg proto.Message, bloc
 	if err != nil {
 		return dst[:start], fmt.Errorf("hbaserpc: marshalling %s: %w", msg.ProtoReflect().Descriptor().FullName(), err)
 	}
-	dst = append(dst, block...)
-	if len(dst)-start != 4+int(total) {
-		return dst[:start], fmt.Errorf("hbaserpc: frame encoded to %d bytes, expected %d (message changed while encoding?)", len(dst)-start-4, total)
+	if len(dst)-start != 4+int(head) {
+		return dst[:start], fmt.Errorf("hbaserpc: frame head encoded to %d bytes, expected %d (message changed while encoding?)", len(dst)-start-4, head)
 	}
 	return dst, nil
 }

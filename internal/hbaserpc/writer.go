@@ -91,21 +91,26 @@ func newFrameWriter(nc net.Conn, timeout time.Duration, written func(int), faile
 // write queues frame (copied; the caller keeps it) and, unless another
 // goroutine is flushing, writes it and whatever else is pending. It never
 // blocks on the peer.
-func (w *frameWriter) write(frame []byte) {
+func (w *frameWriter) write(frame []byte) { w.writeParts(frame, nil) }
+
+// writeParts is write of the frame head followed by tail (a response's
+// cellblock), which spares copying the tail into the head first.
+func (w *frameWriter) writeParts(head, tail []byte) {
 	w.mu.Lock()
 	if w.mu.err != nil {
 		w.mu.Unlock()
 		w.done(1)
 		return
 	}
-	if n := len(w.mu.buf) + len(frame); n > cap(w.mu.buf) {
+	if n := len(w.mu.buf) + len(head) + len(tail); n > cap(w.mu.buf) {
 		// Double: append grows a big slice by a quarter, which for scan
 		// responses of 100 KB or more meant several copies per frame.
 		nb := make([]byte, len(w.mu.buf), max(2*n, writeBufferSize))
 		copy(nb, w.mu.buf)
 		w.mu.buf = nb
 	}
-	w.mu.buf = append(w.mu.buf, frame...)
+	w.mu.buf = append(w.mu.buf, head...)
+	w.mu.buf = append(w.mu.buf, tail...)
 	w.mu.frames++
 	if w.mu.busy {
 		w.mu.Unlock()
