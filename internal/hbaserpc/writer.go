@@ -60,8 +60,11 @@ type frameWriter struct {
 		// before anything in buf.
 		handoff       []byte
 		handoffFrames int
-		err           error // the first write error; later frames are dropped
-		closing       bool  // close was called: run exits once idle
+		// handoffBuf is the whole buffer handoff ends, reused once
+		// written (reusing handoff would lose what was written of it).
+		handoffBuf []byte
+		err        error // the first write error; later frames are dropped
+		closing    bool  // close was called: run exits once idle
 	}
 }
 
@@ -105,7 +108,8 @@ func (w *frameWriter) writeParts(head, tail []byte) {
 	if n := len(w.mu.buf) + len(head) + len(tail); n > cap(w.mu.buf) {
 		// Double: append grows a big slice by a quarter, which for scan
 		// responses of 100 KB or more meant several copies per frame.
-		nb := make([]byte, len(w.mu.buf), max(2*n, writeBufferSize))
+		// Below maxSpareBuffer, so that the buffer is kept for reuse.
+		nb := make([]byte, len(w.mu.buf), min(max(2*n, writeBufferSize), max(n, maxSpareBuffer)))
 		copy(nb, w.mu.buf)
 		w.mu.buf = nb
 	}
@@ -152,6 +156,7 @@ func (w *frameWriter) flushInlineLocked() {
 		}
 		w.mu.Lock()
 		if m < len(b) {
+			w.mu.handoffBuf = b
 			w.handOffLocked(b[m:], n)
 			return
 		}
@@ -249,7 +254,7 @@ func (w *frameWriter) fail(err error, n int) {
 	}
 	_, pending := w.takeLocked()
 	n += pending + w.mu.handoffFrames
-	w.mu.handoff, w.mu.handoffFrames = nil, 0
+	w.mu.handoff, w.mu.handoffFrames, w.mu.handoffBuf = nil, 0, nil
 	w.mu.busy = false
 	w.mu.Unlock()
 	w.done(n)
@@ -273,7 +278,11 @@ func (w *frameWriter) run() {
 			continue
 		}
 		b, n := w.mu.handoff, w.mu.handoffFrames
-		w.mu.handoff, w.mu.handoffFrames = nil, 0
+		whole := w.mu.handoffBuf
+		if whole == nil {
+			whole = b
+		}
+		w.mu.handoff, w.mu.handoffFrames, w.mu.handoffBuf = nil, 0, nil
 		for n > 0 {
 			w.mu.Unlock()
 			if err := w.writeBlocking(b); err != nil {
@@ -283,11 +292,12 @@ func (w *frameWriter) run() {
 				break
 			}
 			w.mu.Lock()
-			w.recycleLocked(b)
+			w.recycleLocked(whole)
 			w.mu.Unlock()
 			w.done(n)
 			w.mu.Lock()
 			b, n = w.takeLocked()
+			whole = b
 		}
 		w.mu.busy = false
 		closing := w.mu.closing
