@@ -159,13 +159,20 @@ func newResult(cells []cell.Cell, partial bool) *Result {
 // cells_per_result when present, else from the inline results.
 func scanResults(resp *hbasepb.ScanResponse, cells []cell.Cell) ([]*Result, error) {
 	if cpr := resp.GetCellsPerResult(); len(cpr) > 0 {
-		out := make([]*Result, 0, len(cpr))
+		// The batch's Results in one allocation, not one per row.
+		out := make([]*Result, len(cpr))
+		slab := make([]Result, len(cpr))
 		partial := resp.GetPartialFlagPerResult()
 		for i, n := range cpr {
 			if int(n) > len(cells) {
 				return nil, fmt.Errorf("client: scan response claims %d cells for result %d, %d left", n, i, len(cells))
 			}
-			out = append(out, newResult(cells[:n:n], i < len(partial) && partial[i]))
+			r := &slab[i]
+			*r = Result{Cells: cells[:n:n], Exists: n > 0, Partial: i < len(partial) && partial[i]}
+			if n > 0 {
+				r.Row = cells[0].Row
+			}
+			out[i] = r
 			cells = cells[n:]
 		}
 		return out, nil

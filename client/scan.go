@@ -227,6 +227,9 @@ func (sc *Scanner) fetch() error {
 	if err != nil {
 		return err
 	}
+	if len(sc.buf) == 0 {
+		sc.buf = results[:0] // the results' own array: no copy
+	}
 	for _, r := range results {
 		if sc.s.limit > 0 && sc.rows >= sc.s.limit {
 			break

@@ -85,7 +85,10 @@ func (s *Service) scan(ctx context.Context, c *hbaserpc.Call, req *hbasepb.ScanR
 		return hbaserpc.Response{Msg: out}, nil
 	}
 	rows := int(req.GetNumberOfRows())
+	// With a codec the rows go out as the cellblock the region encodes
+	// them into (kv, pooled); without one, as Results in the message.
 	var batch region.ScanBatch
+	var kv *scanBuf
 	more := true
 	if rows > 0 || req.ScannerId != nil {
 		if rows <= 0 {
@@ -94,35 +97,44 @@ func (s *Service) scan(ctx context.Context, c *hbaserpc.Call, req *hbasepb.ScanR
 		if sc.scan.Limit > 0 {
 			rows = min(rows, max(sc.scan.Limit-sc.rows, 0))
 		}
+		if c.CellBlocks {
+			kv = getScanBuf()
+		}
 		if rows > 0 {
 			var err error
-			if more, err = sc.sc.NextBatch(ctx, rows, sc.maxBytes, &batch); err != nil {
+			if kv != nil {
+				more, err = sc.sc.NextKV(ctx, rows, sc.maxBytes, &kv.b)
+			} else {
+				more, err = sc.sc.NextBatch(ctx, rows, sc.maxBytes, &batch)
+			}
+			if err != nil {
+				kv.Release()
 				s.scanners.endLocked(sc)
 				return hbaserpc.Response{}, err
 			}
 		}
-		for _, partial := range batch.Partial {
-			if !partial {
-				sc.rows++
-			}
-		}
-		if c.CellBlocks {
-			// The cells go out as one cellblock, as the batch holds them.
-			out.CellsPerResult = batch.CellsPerResult
+		if kv != nil {
+			// The cells go out as one cellblock, as the region encoded them.
+			out.CellsPerResult = kv.b.CellsPerResult
+			out.PartialFlagPerResult = kv.b.Partial
 		} else {
 			for _, res := range batch.Results() {
 				out.Results = append(out.Results, hbaseconv.ResultToPB(res, true))
 			}
-			batch.Cells = nil
+			out.PartialFlagPerResult = batch.Partial
 		}
-		out.PartialFlagPerResult = batch.Partial
+		for _, partial := range out.PartialFlagPerResult {
+			if !partial {
+				sc.rows++
+			}
+		}
 		// The open call does not count: the client's first next carries
 		// sequence 0.
 		if req.ScannerId != nil {
 			sc.nextSeq++
 		}
 	}
-	nResults := batch.Len()
+	nResults := len(out.PartialFlagPerResult)
 	if s.log.Enabled(ctx, slog.LevelDebug) {
 		s.log.Debug("clientsvc: scan", "request", req.String(), "results", nResults, "more", more)
 	}
@@ -138,5 +150,8 @@ func (s *Service) scan(ctx context.Context, c *hbaserpc.Call, req *hbasepb.ScanR
 	if !more || limitReached {
 		s.scanners.endLocked(sc)
 	}
-	return hbaserpc.Response{Msg: out, Cells: batch.Cells}, nil
+	if kv == nil {
+		return hbaserpc.Response{Msg: out}, nil
+	}
+	return hbaserpc.Response{Msg: out, CellBlock: kv.b.Block, Release: kv}, nil
 }

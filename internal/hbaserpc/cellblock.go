@@ -15,8 +15,8 @@ const KeyValueCodec = "org.apache.hadoop.hbase.codec.KeyValueCodec"
 // Limits HBase puts on a KeyValue's coordinates (rowLen is a Java short,
 // famLen a Java byte, both signed).
 const (
-	MaxRowLength    = math.MaxInt16
-	MaxFamilyLength = math.MaxInt8
+	MaxRowLength    = cell.MaxKeyValueRowLength
+	MaxFamilyLength = cell.MaxKeyValueFamilyLength
 )
 
 // Fixed sizes of the KeyValue layout:
@@ -87,19 +87,7 @@ func AppendCellBlock(dst []byte, cells []cell.Cell) ([]byte, error) {
 
 // appendCell encodes one cell whose lengths encodedCellSize has checked.
 func appendCell(dst []byte, c *cell.Cell) []byte {
-	keyLen := kvKeyFixed + len(c.Row) + len(c.Family) + len(c.Qualifier)
-	dst = binary.BigEndian.AppendUint32(dst, uint32(kvLensSize+keyLen+len(c.Value)))
-	dst = binary.BigEndian.AppendUint32(dst, uint32(keyLen))
-	dst = binary.BigEndian.AppendUint32(dst, uint32(len(c.Value)))
-	dst = binary.BigEndian.AppendUint16(dst, uint16(len(c.Row)))
-	dst = append(dst, c.Row...)
-	dst = append(dst, byte(len(c.Family)))
-	dst = append(dst, c.Family...)
-	dst = append(dst, c.Qualifier...)
-	dst = binary.BigEndian.AppendUint64(dst, uint64(c.Timestamp))
-	dst = append(dst, byte(c.Type))
-	dst = append(dst, c.Value...)
-	return dst
+	return cell.AppendKeyValue(dst, c.Row, c.Family, c.Qualifier, c.Timestamp, c.Type, c.Value)
 }
 
 // CellBlockError describes a malformed cellblock: which cell, at which byte
@@ -150,20 +138,34 @@ func cellLen(b []byte, off, idx int) (int, error) {
 // malformed block yields a *CellBlockError. The type byte is passed through
 // unchecked (see cell.Type.Valid).
 func DecodeCellBlock(b []byte, maxCells int) ([]cell.Cell, error) {
-	n, err := CountCells(b)
+	if len(b) == 0 {
+		return nil, nil
+	}
+	// One pass: the slice is sized from the first cell's length (the
+	// cells of a block are mostly alike), so the block is read once.
+	l0, err := cellLen(b, 0, 0)
 	if err != nil {
 		return nil, err
 	}
-	if n == 0 {
-		return nil, nil
+	est := len(b)/(kvLenPrefix+l0) + 1
+	if maxCells > 0 {
+		est = min(est, maxCells)
 	}
-	if maxCells > 0 && n > maxCells {
-		return nil, fmt.Errorf("hbaserpc: cellblock holds %d cells, more than the limit %d", n, maxCells)
-	}
-	cells := make([]cell.Cell, n)
-	off := 0
-	for i := range cells {
-		l, _ := cellLen(b, off, i) // checked by CountCells
+	cells := make([]cell.Cell, 0, est)
+	for off := 0; off < len(b); {
+		i := len(cells)
+		l, err := cellLen(b, off, i)
+		if err != nil {
+			return nil, err
+		}
+		if maxCells > 0 && i == maxCells {
+			n, err := CountCells(b)
+			if err != nil {
+				return nil, err
+			}
+			return nil, fmt.Errorf("hbaserpc: cellblock holds %d cells, more than the limit %d", n, maxCells)
+		}
+		cells = append(cells, cell.Cell{})
 		if err := decodeKV(b[off+kvLenPrefix:off+kvLenPrefix+l], &cells[i]); err != nil {
 			return nil, &CellBlockError{i, off, err.Error()}
 		}

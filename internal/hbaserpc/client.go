@@ -350,7 +350,7 @@ func (c *ClientConn) readLoop() {
 	defer c.wg.Done()
 	br := newReader(c.nc)
 	for {
-		frame, err := readFrame(br, c.maxResp)
+		frame, err := readResponseFrame(br, c.maxResp)
 		if err != nil {
 			c.fail(err)
 			return

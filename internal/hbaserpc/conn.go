@@ -364,9 +364,12 @@ func (c *conn) enqueueError(id uint32, e *Error) {
 
 // send writes a response frame (an empty one only releases its slot) and
 // returns fb to the pool.
-func (c *conn) send(fb *frameBuf) {
+func (c *conn) send(fb *frameBuf) { c.sendParts(fb, nil) }
+
+// sendParts is send of a frame whose last tail bytes are not in fb.
+func (c *conn) sendParts(fb *frameBuf, tail []byte) {
 	if len(fb.b) > 0 {
-		c.w.write(fb.b)
+		c.w.writeParts(fb.b, tail)
 	} else {
 		c.releaseSlots(1)
 	}
@@ -469,13 +472,14 @@ func (c *conn) serveCall(call *Call) {
 	resp, err := c.invoke(call)
 	c.s.serving.Add(-1)
 	fb := getFrameBuf()
+	var tail []byte // the frame's end, not copied into fb: an encoded cellblock
 	if err == nil {
-		if len(resp.Cells) > 0 && !call.CellBlocks {
+		if (len(resp.Cells) > 0 || len(resp.CellBlock) > 0) && !call.CellBlocks {
 			err = &Error{Class: DoNotRetryIOException, DoNotRetry: true,
 				Message: "server error: response cells on a connection without cellblocks"}
 			c.log.Error("hbaserpc: handler returned cells on a connection without a codec", "method", call.Method)
 		} else {
-			fb.b, err = appendResponseFrame(fb.b, call.ID, resp.Msg, resp.Cells)
+			fb.b, tail, err = appendResponse(fb.b, call.ID, &resp)
 			if err != nil {
 				c.log.Error("hbaserpc: encoding response", "method", call.Method, "err", err)
 				err = DoNotRetry(fmt.Errorf("server error encoding the response: %w", err))
@@ -483,13 +487,17 @@ func (c *conn) serveCall(call *Call) {
 		}
 	}
 	if err != nil {
+		tail = nil
 		fb.b, err = appendFrame(fb.b[:0], c.exceptionHeader(call.ID, toError(err)), nil, nil)
 		if err != nil {
 			c.log.Error("hbaserpc: encoding exception", "err", err)
 			fb.b = fb.b[:0]
 		}
 	}
-	c.send(fb)
+	c.sendParts(fb, tail)
+	if resp.Release != nil {
+		resp.Release.Release() // the writer has copied the tail
+	}
 }
 
 // invoke calls the handler, turning a panic into an error.

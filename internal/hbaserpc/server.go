@@ -52,7 +52,17 @@ type Response struct {
 	// Cells are sent as a KeyValueCodec cellblock. Only allowed when
 	// Call.CellBlocks is true; otherwise cells must be put in Msg.
 	Cells []cell.Cell
+	// CellBlock is a KeyValueCodec cellblock the handler encoded itself
+	// (a scan's rows, encoded as they are read), sent as is: the
+	// alternative to Cells, under the same rule; at most one is set.
+	CellBlock []byte
+	// Release, if not nil, is called once the response is encoded or
+	// dropped, so the handler can reuse the memory of Msg and CellBlock.
+	Release Releaser
 }
+
+// Releaser takes back a response's buffers (Response.Release).
+type Releaser interface{ Release() }
 
 // Handler serves the calls of one service.
 type Handler interface {

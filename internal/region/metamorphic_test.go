@@ -650,14 +650,15 @@ type metaConfig struct {
 	opts       storage.Options
 	flushEvery int
 	minorEvery int
+	kv         bool // scans go through NextKV (the region server's path)
 }
 
 var metaConfigs = []metaConfig{
 	{name: "tiny-memtable", opts: storage.Options{MemTableSize: 64 << 10}},
-	{name: "no-auto-compactions", opts: storage.Options{MemTableSize: 64 << 10, DisableAutomaticCompactions: true}},
+	{name: "no-auto-compactions", opts: storage.Options{MemTableSize: 64 << 10, DisableAutomaticCompactions: true}, kv: true},
 	{name: "flush-every-op", opts: storage.Options{MemTableSize: 64 << 10, L0CompactionThreshold: 1}, flushEvery: 1},
 	{name: "minor-compact-every-5", opts: storage.Options{MemTableSize: 64 << 10, DisableAutomaticCompactions: true},
-		flushEvery: 2, minorEvery: 5},
+		flushEvery: 2, minorEvery: 5, kv: true},
 }
 
 // metaRegion is one option set's table: an engine and the regions serving
@@ -739,6 +740,7 @@ func (mr *metaRegion) scanRegions(ctx context.Context, s Scan, nextRows int, max
 		slices.Reverse(order)
 	}
 	var all []Result
+	var kvb KVBatch
 	rows := 0
 	for _, r := range order {
 		if s.Limit > 0 && rows >= s.Limit {
@@ -757,7 +759,13 @@ func (mr *metaRegion) scanRegions(ctx context.Context, s Scan, nextRows int, max
 				sc.Close()
 				return nil, fmt.Errorf("scanner does not end")
 			}
-			res, more, err := sc.Next(ctx, nextRows, maxBytes)
+			var res []Result
+			var more bool
+			if mr.cfg.kv {
+				res, more, err = nextViaKV(ctx, sc, &kvb, nextRows, maxBytes)
+			} else {
+				res, more, err = sc.Next(ctx, nextRows, maxBytes)
+			}
 			if err != nil {
 				sc.Close()
 				return nil, err

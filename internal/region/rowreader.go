@@ -66,6 +66,9 @@ type rowReader struct {
 	// lastFam is an immutable copy of fam, set by startFamily, that the
 	// returned cells share (rr.fam is reused per family).
 	lastFam []byte
+	// kv, when not nil, receives an unfiltered read's cells encoded as
+	// KeyValues instead of out (a scan's cellblock: scan_kv.go).
+	kv *kvSink
 }
 
 func newRowReader(r *Region, q *query, it *storage.Iterator) *rowReader {
@@ -433,6 +436,10 @@ func (rr *rowReader) own(c cell.Cell) cell.Cell {
 // appendOwned appends the cell of k to out, its bytes copied into the
 // arena: the unfiltered read path's single copy.
 func (rr *rowReader) appendOwned(out *[]cell.Cell, k *storage.CellKey, value []byte) {
+	if rr.kv != nil {
+		rr.kv.add(rr.row, rr.lastFam, k, value)
+		return
+	}
 	rr.reserve(len(k.Qualifier) + len(value))
 	start := len(rr.arena)
 	rr.arena = append(rr.arena, k.Qualifier...)

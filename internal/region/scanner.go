@@ -35,6 +35,7 @@ type Scanner struct {
 	rowBuf  []byte
 	// filterEnded: the filter was done after a full batch (FilterEnded).
 	filterEnded bool
+	kv          kvSink // NextKV's encoder (scan_kv.go)
 }
 
 // ScanBatch is what one NextBatch call returns, laid out as HBase's
@@ -76,6 +77,8 @@ func (b *ScanBatch) Results() []Result {
 type scanShape struct {
 	cellsPerRow atomic.Uint32
 	bytesPerRow atomic.Uint32 // row key, qualifiers and values
+	// kvBytesPerRow is a row's size as KeyValues (NextKV).
+	kvBytesPerRow atomic.Uint32
 }
 
 // Buffers sized from the hint are capped: a bigger result grows them.
@@ -188,10 +191,7 @@ func (s *Scanner) Next(ctx context.Context, maxRows int, maxBytes int64) (result
 // NextBatch is Next appending to b: the region server's path, which sends
 // the cells of all results as one cellblock.
 func (s *Scanner) NextBatch(ctx context.Context, maxRows int, maxBytes int64, b *ScanBatch) (more bool, err error) {
-	if s.closed {
-		return false, ErrScannerClosed
-	}
-	if err := s.r.enter(); err != nil {
+	if err := s.enter(); err != nil {
 		return false, err
 	}
 	defer s.r.gate.RUnlock()
@@ -199,6 +199,15 @@ func (s *Scanner) NextBatch(ctx context.Context, maxRows int, maxBytes int64, b 
 	more, err = s.nextBatch(ctx, maxRows, maxBytes, b)
 	s.r.requests.reads.Add(uint64(b.Len() - n))
 	return more, err
+}
+
+// enter enters the region's gate for a call on an open scanner; the
+// caller releases it (s.r.gate.RUnlock).
+func (s *Scanner) enter() error {
+	if s.closed {
+		return ErrScannerClosed
+	}
+	return s.r.enter()
 }
 
 // next is Next inside the region's gate.
@@ -298,6 +307,18 @@ func (s *Scanner) reserve(maxRows int, maxBytes int64, b *ScanBatch) {
 	if cpr == 0 || bpr == 0 {
 		return // nothing known yet: grow as rows come
 	}
+	rows := s.reservedRows(maxRows, maxBytes, bpr)
+	b.Cells = slices.Grow(b.Cells, rows*cpr)
+	b.CellsPerResult = slices.Grow(b.CellsPerResult, rows)
+	b.Partial = slices.Grow(b.Partial, rows)
+	if need := int(int64(rows) * bpr); cap(s.rr.arena)-len(s.rr.arena) < need {
+		s.rr.arena = make([]byte, 0, need)
+		s.rr.arenaChunk = need
+	}
+}
+
+// reservedRows is how many rows of bpr bytes a call is likely to read.
+func (s *Scanner) reservedRows(maxRows int, maxBytes int64, bpr int64) int {
 	rows := min(maxRows, maxReservedRows)
 	if s.scan.Limit > 0 {
 		rows = min(rows, max(s.scan.Limit-s.rows, 1))
@@ -312,13 +333,7 @@ func (s *Scanner) reserve(maxRows int, maxBytes int64, b *ScanBatch) {
 		// overestimates the rows a byte limit allows: fine for a hint.
 		rows = int(min(int64(rows), maxBytes/bpr+1))
 	}
-	b.Cells = slices.Grow(b.Cells, rows*cpr)
-	b.CellsPerResult = slices.Grow(b.CellsPerResult, rows)
-	b.Partial = slices.Grow(b.Partial, rows)
-	if need := int(int64(rows) * bpr); cap(s.rr.arena)-len(s.rr.arena) < need {
-		s.rr.arena = make([]byte, 0, need)
-		s.rr.arenaChunk = need
-	}
+	return rows
 }
 
 // learn records the shape of the rows a call read for the next scans.

@@ -12,6 +12,14 @@ import (
 // renders all its results, each result's cells on a line of their own.
 func scanInSteps(t *testing.T, r *Region, s Scan, rows int) string {
 	t.Helper()
+	return scanInStepsWith(t, r, s, func(sc *Scanner) ([]Result, bool, error) {
+		return sc.Next(context.Background(), rows, 0)
+	})
+}
+
+// scanInStepsWith is scanInSteps with next making each call.
+func scanInStepsWith(t *testing.T, r *Region, s Scan, next func(*Scanner) ([]Result, bool, error)) string {
+	t.Helper()
 	sc, err := r.NewScanner(s)
 	if err != nil {
 		t.Fatal(err)
@@ -22,7 +30,7 @@ func scanInSteps(t *testing.T, r *Region, s Scan, rows int) string {
 		if i > 1000 {
 			t.Fatal("scanner does not end")
 		}
-		res, more, err := sc.Next(context.Background(), rows, 0)
+		res, more, err := next(sc)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -88,6 +96,9 @@ func TestScanInStepsMatchesOneCall(t *testing.T) {
 			for _, rows := range []int{1, 2, 3} {
 				if got := scanInSteps(t, r, tc.scan(), rows); got != want {
 					t.Fatalf("%d rows per call:\n%s\none call:\n%s", rows, got, want)
+				}
+				if got := scanInStepsKV(t, r, tc.scan(), rows, 0); got != want {
+					t.Fatalf("NextKV, %d rows per call:\n%s\nNext, one call:\n%s", rows, got, want)
 				}
 			}
 		})

@@ -10,6 +10,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/weirdb/weir/internal/cell"
 	"github.com/weirdb/weir/internal/hbasepb"
 	"github.com/weirdb/weir/internal/hbaserpc"
 	"github.com/weirdb/weir/internal/meta"
@@ -264,6 +265,12 @@ func respBytes(r hbaserpc.Response) int64 {
 	}
 	for i := range r.Cells {
 		n += int64(r.Cells[i].Size())
+	}
+	if len(r.CellBlock) > 0 {
+		// The same measure as Cell.Size: the KeyValues less their framing.
+		if cells, err := hbaserpc.CountCells(r.CellBlock); err == nil {
+			n += int64(len(r.CellBlock) - cells*cell.KeyValueOverhead)
+		}
 	}
 	return n
 }

@@ -1,0 +1,79 @@
+package cell
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+)
+
+// HBase's KeyValue serialization, the cell format of the KeyValueCodec
+// cellblock (tag-less), each cell prefixed by its int32 length L:
+//
+//	int32 L | int32 keyLen | int32 valueLen | int16 rowLen | row |
+//	int8 famLen | family | qualifier | int64 ts | int8 type | value
+//
+// It lives here, not in the RPC layer, so that a region can encode the
+// cells it reads straight into a response's cellblock.
+
+// Limits HBase puts on a KeyValue's coordinates (rowLen is a Java short,
+// famLen a Java byte, both signed).
+const (
+	MaxKeyValueRowLength    = math.MaxInt16
+	MaxKeyValueFamilyLength = math.MaxInt8
+)
+
+// KeyValueOverhead is what a length-prefixed KeyValue adds to a cell's
+// Size: the L prefix, keyLen, valueLen, rowLen and famLen.
+const KeyValueOverhead = 4 + 4 + 4 + 2 + 1
+
+// ErrKeyValueTooLarge is returned (wrapped) for a cell a KeyValue cannot
+// hold.
+var ErrKeyValueTooLarge = errors.New("cell: too large for a KeyValue")
+
+// CheckKeyValue reports whether a cell with these lengths fits a KeyValue.
+func CheckKeyValue(rowLen, famLen, qualLen, valLen int) error {
+	if rowLen > MaxKeyValueRowLength {
+		return fmt.Errorf("%w: row length %d exceeds %d", ErrKeyValueTooLarge, rowLen, MaxKeyValueRowLength)
+	}
+	if famLen > MaxKeyValueFamilyLength {
+		return fmt.Errorf("%w: family length %d exceeds %d", ErrKeyValueTooLarge, famLen, MaxKeyValueFamilyLength)
+	}
+	if n := int64(KeyValueOverhead-4+9) + int64(rowLen) + int64(famLen) + int64(qualLen) + int64(valLen); n > math.MaxInt32 {
+		return fmt.Errorf("%w: cell of %d bytes", ErrKeyValueTooLarge, n)
+	}
+	return nil
+}
+
+// AppendKeyValue appends one length-prefixed KeyValue to dst. The lengths
+// must have passed CheckKeyValue.
+func AppendKeyValue(dst, row, family, qualifier []byte, ts int64, typ Type, value []byte) []byte {
+	keyLen := 2 + len(row) + 1 + len(family) + len(qualifier) + 8 + 1
+	n := 4 + 8 + keyLen + len(value)
+	at := len(dst)
+	if cap(dst)-at < n {
+		dst = growBytes(dst, n)
+	}
+	dst = dst[:at+n]
+	b := dst[at:]
+	binary.BigEndian.PutUint32(b, uint32(8+keyLen+len(value)))
+	binary.BigEndian.PutUint32(b[4:], uint32(keyLen))
+	binary.BigEndian.PutUint32(b[8:], uint32(len(value)))
+	binary.BigEndian.PutUint16(b[12:], uint16(len(row)))
+	p := 14 + copy(b[14:], row)
+	b[p] = byte(len(family))
+	p++
+	p += copy(b[p:], family)
+	p += copy(b[p:], qualifier)
+	binary.BigEndian.PutUint64(b[p:], uint64(ts))
+	b[p+8] = byte(typ)
+	copy(b[p+9:], value)
+	return dst
+}
+
+// growBytes returns dst with room for n more bytes, at least doubling.
+func growBytes(dst []byte, n int) []byte {
+	nb := make([]byte, len(dst), max(2*cap(dst), len(dst)+n, 4096))
+	copy(nb, dst)
+	return nb
+}
