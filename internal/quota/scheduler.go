@@ -154,10 +154,24 @@ func (s *Scheduler) Acquire(ctx context.Context, tenant string, prio Priority, w
 // AcquireSlot is Acquire returning the Slot, whose Yield a long LOW call
 // calls at its safe points.
 func (s *Scheduler) AcquireSlot(ctx context.Context, tenant string, prio Priority, weight int) (*Slot, error) {
+	sl := &Slot{}
+	if err := s.AcquireInto(ctx, sl, tenant, prio, weight); err != nil {
+		return nil, err
+	}
+	return sl, nil
+}
+
+// AcquireInto is AcquireSlot into a Slot the caller provides (a zero one,
+// or one released since), so that a call that needs no Yield can keep its
+// slot on its stack: nothing is allocated unless the call must queue. The
+// caller must Release it exactly once after a nil error; sl must not be
+// used by anyone else meanwhile.
+func (s *Scheduler) AcquireInto(ctx context.Context, sl *Slot, tenant string, prio Priority, weight int) error {
 	if weight < 1 {
 		weight = 1
 	}
-	sl := &Slot{s: s, tenant: tenant, weight: weight, p: prioIndex(prio)}
+	sl.s, sl.tenant, sl.weight, sl.p = s, tenant, weight, prioIndex(prio)
+	sl.held.Store(false)
 	if sl.p > 0 {
 		s.higher.Add(1)
 	}
@@ -165,9 +179,9 @@ func (s *Scheduler) AcquireSlot(ctx context.Context, tenant string, prio Priorit
 		if sl.p > 0 {
 			s.higherDone()
 		}
-		return nil, err
+		return err
 	}
-	return sl, nil
+	return nil
 }
 
 // take admits sl, queueing it if it may not run now. With patience > 0 it
