@@ -51,6 +51,16 @@ type Scheduler struct {
 	// the call goes on regardless (a yielding scan holds its region open:
 	// it must not wait on work that may wait on the region). Default 20 ms.
 	MaxYield time.Duration
+	// MaxPause bounds how long a running LOW call within LowBusyLimit
+	// waits at a safe point while a HIGH call executes (Slot.Yield);
+	// default DefaultMaxPause, negative: LOW calls within the bound never
+	// pause.
+	MaxPause time.Duration
+	// PauseLinger is how long paused LOW calls stay paused after the last
+	// HIGH call left its slot: a HIGH call's response is encoded and
+	// written after that, and LOW work woken at once would compete with
+	// it for the processors. Default DefaultPauseLinger; negative: none.
+	PauseLinger time.Duration
 	// Now is the clock (nil: time.Now); tests inject one.
 	Now func() time.Time
 
@@ -59,6 +69,11 @@ type Scheduler struct {
 	higher atomic.Int32
 	// higherEndNs is mu.higherEnd in Unix nanoseconds, for Busy.
 	higherEndNs atomic.Int64
+	// highs counts HIGH calls queued or running; calm, when set, is
+	// closed once highs falls to zero (LOW calls paused at their safe
+	// points wait on it: scheduler_low.go).
+	highs atomic.Int32
+	calm  atomic.Pointer[chan struct{}]
 
 	mu struct {
 		sync.Mutex
@@ -78,6 +93,9 @@ type Scheduler struct {
 		// lift re-admits LOW waiters once BusyLinger has passed (nil when
 		// not armed).
 		lift *time.Timer
+		// unpause ends paused LOW calls' pause PauseLinger after the last
+		// HIGH call left (made on first use, then reset).
+		unpause *time.Timer
 	}
 }
 
@@ -174,10 +192,13 @@ func (s *Scheduler) AcquireInto(ctx context.Context, sl *Slot, tenant string, pr
 	sl.held.Store(false)
 	if sl.p > 0 {
 		s.higher.Add(1)
+		if sl.p == 2 {
+			s.highs.Add(1)
+		}
 	}
 	if err := s.take(ctx, sl, 0); err != nil {
 		if sl.p > 0 {
-			s.higherDone()
+			s.higherDone(sl.p)
 		}
 		return err
 	}
@@ -259,7 +280,7 @@ func (sl *Slot) Release() {
 	s.dispatchLocked()
 	s.mu.Unlock()
 	if sl.p > 0 {
-		s.higherDone()
+		s.higherDone(sl.p)
 	}
 }
 
