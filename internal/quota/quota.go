@@ -255,9 +255,9 @@ func (l *subjectLimiter) checkLocked(now int64, a *amounts, mask uint16) (Thrott
 	return worstT, worst
 }
 
-// adjustLocked takes sign × a[t] from each limited type in mask. The
-// caller holds tokMu.
-func (l *subjectLimiter) adjustLocked(a *amounts, mask uint16, sign int64) {
+// adjustLocked takes a[t] from each limited type in mask (a negative
+// amount gives tokens back). The caller holds tokMu.
+func (l *subjectLimiter) adjustLocked(a *amounts, mask uint16) {
 	set := l.tok.set
 	if set&mask == 0 {
 		return
@@ -268,8 +268,8 @@ func (l *subjectLimiter) adjustLocked(a *amounts, mask uint16, sign int64) {
 		t := ThrottleType(bits.TrailingZeros16(b))
 		r := &rl[i]
 		i++
-		if n := a[t&15]; mask&(1<<t) != 0 && n != 0 {
-			r.adjust(float64(sign * n))
+		if mask&(1<<t) != 0 {
+			r.adjust(float64(a[t&15]))
 		}
 	}
 }
@@ -589,7 +589,7 @@ func (c *Checker) check(r *resolved, ns int64, req *Request) (Grant, error) {
 			}
 		}
 		for _, l := range r.lims[:n] {
-			l.adjustLocked(&a, mask, 1)
+			l.adjustLocked(&a, mask)
 			l.tok.admitted++
 		}
 	}
@@ -641,7 +641,7 @@ func (g *Grant) Charge(actualBytes int64) {
 	g.c.byteDelta(g.kind, g.bytes, actualBytes, &d)
 	g.c.tokMu.Lock()
 	for _, l := range g.res.lims[:g.res.n] {
-		l.adjustLocked(&d, g.mask&bitsBytes, 1)
+		l.adjustLocked(&d, g.mask&bitsBytes)
 	}
 	g.c.tokMu.Unlock()
 	g.bytes = actualBytes
@@ -657,7 +657,7 @@ func (g *Grant) ChargeHandlerTime(d time.Duration) {
 	a[RequestHandlerUsageMs] = ceilMillis(d)
 	g.c.tokMu.Lock()
 	for _, l := range g.res.lims[:g.res.n] {
-		l.adjustLocked(&a, 1<<RequestHandlerUsageMs, 1)
+		l.adjustLocked(&a, 1<<RequestHandlerUsageMs)
 	}
 	g.c.tokMu.Unlock()
 }
