@@ -17,9 +17,9 @@ const DefaultMaxPause = 2 * time.Millisecond
 // DefaultPauseLinger is Scheduler.PauseLinger's default: longer than a
 // get's response takes to be encoded and written plus a closed-loop
 // client's turnaround to its next call (100–200 µs on one host), so that
-// LOW work does not resume between a HIGH client's consecutive calls. On
-// the shared 2-core box a 100 µs linger left prio_high's p99 at 1.45–1.51×
-// its p99 alone, 300 µs at 1.05–1.43× (docs/performance.md).
+// LOW work does not resume between a HIGH client's consecutive calls (on
+// the loaded 2-core box 100 µs left prio_high's p99 at 1.45–1.51× its p99
+// alone, 300 µs at 1.02–1.43×; docs/performance.md).
 const DefaultPauseLinger = 300 * time.Microsecond
 
 func (s *Scheduler) now() time.Time {
