@@ -72,20 +72,30 @@ func (r *RateLimiter) Available(now time.Time) float64 {
 // per token absorbs float rounding, so waiting exactly the hinted time
 // always succeeds.
 func (r *RateLimiter) checkNs(now int64, n int64) (bool, time.Duration) {
-	r.refillNs(now)
-	need := float64(n)
-	if need > r.limit {
-		need = r.limit
-	}
-	eps := 1e-9
-	if need > 1 {
-		eps *= need
-	}
-	if r.avail >= need-eps {
+	if r.admitsNs(now, n) {
 		return true, 0
 	}
-	return false, r.waitFor(need)
+	return false, r.waitFor(r.need(n))
 }
+
+// admitsNs is checkNs without the wait. (Checker's loop over a request's
+// limiters spells it out, to inline it.)
+func (r *RateLimiter) admitsNs(now int64, n int64) bool {
+	r.refillNs(now)
+	// The common case needs neither the clamp nor the tolerance.
+	return r.avail >= float64(n) || r.admitsNear(n)
+}
+
+// admitsNear is admitsNs's test for a balance short of n: n clamped to the
+// limit, less the rounding tolerance.
+func (r *RateLimiter) admitsNear(n int64) bool {
+	need := r.need(n)
+	return r.avail >= need-1e-9*max(need, 1)
+}
+
+// need is what taking n tokens requires of the balance: n, clamped to the
+// limit.
+func (r *RateLimiter) need(n int64) float64 { return min(float64(n), r.limit) }
 
 // waitFor is the time until the balance reaches need at the refill rate,
 // rounded up to the nanosecond.

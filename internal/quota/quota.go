@@ -52,8 +52,9 @@ type Request struct {
 	EstBytes int64
 }
 
-// amounts is the cost of a request per throttle type, indexed by type.
-type amounts [numThrottleTypes + 1]int64
+// amounts is the cost of a request per throttle type, indexed by type
+// (16 entries: an index masked with 15 needs no bounds check).
+type amounts [16]int64
 
 const (
 	bitsRequest = 1<<RequestNumber | 1<<RequestSize | 1<<RequestCapacityUnit | 1<<RequestHandlerUsageMs
@@ -73,6 +74,33 @@ func ceilDiv(a, b int64) int64 {
 	return (a + b - 1) / b
 }
 
+// cuDivisor divides byte counts into capacity units, rounding up, by a
+// shift when the unit is a power of two (1024 by default): a 64-bit
+// division costs tens of cycles, a request needs up to four.
+type cuDivisor struct {
+	unit  int64
+	shift int8 // -1: unit is not a power of two
+}
+
+func newCUDivisor(unit int64) cuDivisor {
+	d := cuDivisor{unit: unit, shift: -1}
+	if unit > 0 && unit&(unit-1) == 0 {
+		d.shift = int8(bits.TrailingZeros64(uint64(unit)))
+	}
+	return d
+}
+
+// units returns ceil(b / unit), 0 for b ≤ 0.
+func (d cuDivisor) units(b int64) int64 {
+	if b <= 0 {
+		return 0
+	}
+	if d.shift >= 0 {
+		return int64((uint64(b) + uint64(d.unit) - 1) >> uint(d.shift))
+	}
+	return ceilDiv(b, d.unit)
+}
+
 // cost computes a request's amounts as HBase's DefaultOperationQuota and
 // TimeBasedLimiter do: request types count reads + writes, CU =
 // ceil(bytes / unit). The handler-time estimate is 0: it is charged after
@@ -81,16 +109,16 @@ func (c *Checker) cost(kind Kind, reqs, bytes int64, a *amounts) uint16 {
 	if reqs <= 0 {
 		reqs = 1
 	}
-	var nr, nw, rb, wb int64
+	var nr, nw int64
 	mask := uint16(bitsRequest)
 	switch kind {
 	case KindWrite:
-		nw, wb = reqs, bytes
+		nw = reqs
 	case KindAtomic:
-		nr, nw, rb, wb = reqs, reqs, bytes, bytes
+		nr, nw = reqs, reqs
 		mask |= bitsAtomic
 	default:
-		nr, rb = reqs, bytes
+		nr = reqs
 	}
 	if nw > 0 {
 		mask |= bitsWrite
@@ -98,13 +126,31 @@ func (c *Checker) cost(kind Kind, reqs, bytes int64, a *amounts) uint16 {
 	if nr > 0 {
 		mask |= bitsRead
 	}
-	rcu, wcu := ceilDiv(rb, c.cfg.ReadCapacityUnit), ceilDiv(wb, c.cfg.WriteCapacityUnit)
-	a[RequestNumber], a[RequestSize], a[RequestCapacityUnit] = nr+nw, rb+wb, rcu+wcu
-	a[WriteNumber], a[WriteSize], a[WriteCapacityUnit] = nw, wb, wcu
-	a[ReadNumber], a[ReadSize], a[ReadCapacityUnit] = nr, rb, rcu
-	a[AtomicRequestNumber], a[AtomicReadSize], a[AtomicWriteSize] = nr+nw, rb, wb
+	a[RequestNumber], a[WriteNumber], a[ReadNumber], a[AtomicRequestNumber] = nr+nw, nw, nr, nr+nw
 	a[RequestHandlerUsageMs] = 0
+	c.byteCost(kind, bytes, a)
 	return mask
+}
+
+// byteCost sets the amounts of the types whose cost depends on the bytes
+// (bitsBytes): reads and writes of kind moving bytes.
+func (c *Checker) byteCost(kind Kind, bytes int64, a *amounts) { c.byteDelta(kind, 0, bytes, a) }
+
+// byteDelta sets the amounts of the bytes types to what moving to bytes
+// instead of from costs (negative: a refund).
+func (c *Checker) byteDelta(kind Kind, from, to int64, a *amounts) {
+	var rb, wb, rcu, wcu int64
+	db := to - from
+	if kind != KindWrite { // reads, scans, atomic: read bytes
+		rb, rcu = db, c.rcu.units(to)-c.rcu.units(from)
+	}
+	if kind == KindWrite || kind == KindAtomic {
+		wb, wcu = db, c.wcu.units(to)-c.wcu.units(from)
+	}
+	a[RequestSize], a[RequestCapacityUnit] = rb+wb, rcu+wcu
+	a[WriteSize], a[WriteCapacityUnit] = wb, wcu
+	a[ReadSize], a[ReadCapacityUnit] = rb, rcu
+	a[AtomicReadSize], a[AtomicWriteSize] = rb, wb
 }
 
 // subjectLimiter holds the rate limiters of one subject (HBase's
@@ -177,27 +223,53 @@ func (l *subjectLimiter) setLimitsLocked(now int64, ths map[ThrottleType]TimedQu
 // type with the longest wait (the binding one; HBase reports the first
 // exceeded in its check order, which for a retry hint is the less useful
 // choice) and that wait. The caller holds tokMu.
+//
+// It walks the limited types in rank order, so that each one's bucket is
+// found by counting rather than by a popcount per type, and asks each only
+// whether it admits (RateLimiter.admitsNs); the wait is computed for
+// refusals alone.
 func (l *subjectLimiter) checkLocked(now int64, a *amounts, mask uint16) (ThrottleType, time.Duration) {
 	var worstT ThrottleType
 	var worst time.Duration
 	set := l.tok.set
-	for b := mask & set; b != 0; b &= b - 1 {
+	if set&mask == 0 {
+		return 0, 0
+	}
+	rl := l.tok.rl[:]
+	i := 0
+	for b := set; b != 0 && i < len(rl); b &= b - 1 {
 		t := ThrottleType(bits.TrailingZeros16(b))
-		if ok, w := l.tok.rl[rank(set, t)].checkNs(now, a[t]); !ok && (worstT == 0 || w > worst) {
+		r := &rl[i]
+		i++
+		if mask&(1<<t) == 0 {
+			continue
+		}
+		r.refillNs(now)
+		if n := a[t&15]; r.avail >= float64(n) || r.admitsNear(n) { // admitsNs, inlined
+			continue
+		}
+		if w := r.waitFor(r.need(a[t])); worstT == 0 || w > worst {
 			worstT, worst = t, w
 		}
 	}
 	return worstT, worst
 }
 
-// adjustLocked takes sign × a[t] from each limited type in mask. The
-// caller holds tokMu.
-func (l *subjectLimiter) adjustLocked(a *amounts, mask uint16, sign int64) {
+// adjustLocked takes a[t] from each limited type in mask (a negative
+// amount gives tokens back). The caller holds tokMu.
+func (l *subjectLimiter) adjustLocked(a *amounts, mask uint16) {
 	set := l.tok.set
-	for b := mask & set; b != 0; b &= b - 1 {
+	if set&mask == 0 {
+		return
+	}
+	rl := l.tok.rl[:]
+	i := 0
+	for b := set; b != 0 && i < len(rl); b &= b - 1 {
 		t := ThrottleType(bits.TrailingZeros16(b))
-		if a[t] != 0 {
-			l.tok.rl[rank(set, t)].adjust(float64(sign * a[t]))
+		r := &rl[i]
+		i++
+		if mask&(1<<t) != 0 {
+			r.adjust(float64(a[t&15]))
 		}
 	}
 }
@@ -237,6 +309,7 @@ type checkerState struct {
 // has been seen.
 type Checker struct {
 	cfg          Config
+	rcu, wcu     cuDivisor // cfg.ReadCapacityUnit, cfg.WriteCapacityUnit
 	base         time.Time // the limiters' clock reads now.Sub(base) + 1
 	defaultQuota map[ThrottleType]TimedQuota
 
@@ -277,7 +350,7 @@ func NewChecker(cfg Config, st Settings, now time.Time) (*Checker, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	c := &Checker{cfg: cfg, base: now}
+	c := &Checker{cfg: cfg, base: now, rcu: newCUDivisor(cfg.ReadCapacityUnit), wcu: newCUDivisor(cfg.WriteCapacityUnit)}
 	if len(cfg.DefaultUserThrottles) > 0 {
 		c.defaultQuota = make(map[ThrottleType]TimedQuota, len(cfg.DefaultUserThrottles))
 		for t, l := range cfg.DefaultUserThrottles {
@@ -516,12 +589,12 @@ func (c *Checker) check(r *resolved, ns int64, req *Request) (Grant, error) {
 			}
 		}
 		for _, l := range r.lims[:n] {
-			l.adjustLocked(&a, mask, 1)
+			l.adjustLocked(&a, mask)
 			l.tok.admitted++
 		}
 	}
 	c.tokMu.Unlock()
-	return Grant{c: c, res: r, mask: mask, kind: req.Kind, reqs: req.Reqs, bytes: req.EstBytes}, nil
+	return Grant{c: c, res: r, mask: mask, kind: req.Kind, bytes: req.EstBytes}, nil
 }
 
 // Tenant returns the user's scheduling class and weight (weight ≥ 1).
@@ -541,7 +614,6 @@ type Grant struct {
 	res   *resolved
 	mask  uint16
 	kind  Kind
-	reqs  int64
 	bytes int64 // bytes charged so far
 }
 
@@ -565,16 +637,11 @@ func (g *Grant) Charge(actualBytes int64) {
 	if g.c == nil || actualBytes == g.bytes {
 		return
 	}
-	var before, after amounts
-	g.c.cost(g.kind, g.reqs, g.bytes, &before)
-	g.c.cost(g.kind, g.reqs, actualBytes, &after)
 	var d amounts
-	for t := range d {
-		d[t] = after[t] - before[t]
-	}
+	g.c.byteDelta(g.kind, g.bytes, actualBytes, &d)
 	g.c.tokMu.Lock()
 	for _, l := range g.res.lims[:g.res.n] {
-		l.adjustLocked(&d, g.mask&bitsBytes, 1)
+		l.adjustLocked(&d, g.mask&bitsBytes)
 	}
 	g.c.tokMu.Unlock()
 	g.bytes = actualBytes
@@ -590,7 +657,7 @@ func (g *Grant) ChargeHandlerTime(d time.Duration) {
 	a[RequestHandlerUsageMs] = ceilMillis(d)
 	g.c.tokMu.Lock()
 	for _, l := range g.res.lims[:g.res.n] {
-		l.adjustLocked(&a, 1<<RequestHandlerUsageMs, 1)
+		l.adjustLocked(&a, 1<<RequestHandlerUsageMs)
 	}
 	g.c.tokMu.Unlock()
 }

@@ -398,3 +398,60 @@ func TestClusterScopeSplitsAcrossServers(t *testing.T) {
 		}
 	}
 }
+
+// TestCUDivisor checks the shift form of ceil(b / unit) against the
+// division, for power-of-two and other units.
+func TestCUDivisor(t *testing.T) {
+	for _, unit := range []int64{1, 2, 1000, 1024, 4096, 3 << 20} {
+		d := newCUDivisor(unit)
+		for _, b := range []int64{-5, 0, 1, unit - 1, unit, unit + 1, 7*unit + 3, 1 << 40} {
+			if got, want := d.units(b), ceilDiv(b, unit); got != want {
+				t.Errorf("unit %d: units(%d) = %d, want %d", unit, b, got, want)
+			}
+		}
+	}
+}
+
+// TestCheckAndChargeDoNotAllocate: the admitted path (Check, Charge and
+// Admit in both modes) allocates nothing once a (user, table) was seen.
+func TestCheckAndChargeDoNotAllocate(t *testing.T) {
+	big := map[ThrottleType]TimedQuota{
+		RequestNumber: {Limit: Limit{1 << 40, UnitRequests, time.Second}},
+		ReadSize:      {Limit: Limit{1 << 50, UnitBytes, time.Second}},
+	}
+	st := Settings{m: map[Subject]Quota{
+		UserSubject("u"):             {Throttles: big},
+		TableSubject("ns", "t"):      {Throttles: big},
+		NamespaceSubject("ns"):       {Throttles: big},
+		RegionServerSubject():        {Throttles: big},
+		{User: "v", Namespace: "ns"}: {Throttles: big},
+	}}
+	for _, mode := range []Mode{ModeQueue, ModeReject} {
+		c, err := NewChecker(Config{Mode: mode}, st, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := NewAdmitter(c, nil, nil)
+		ctx := context.Background()
+		for _, req := range []Request{
+			{User: "u", Namespace: "ns", Table: "t", Kind: KindRead, EstBytes: 100},
+			{User: "v", Namespace: "ns", Table: "t", Kind: KindAtomic, EstBytes: 100},
+		} {
+			op := func() {
+				g, err := a.Admit(ctx, req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				g.Charge(300)
+				if g, err = c.Check(time.Now(), req); err != nil {
+					t.Fatal(err)
+				}
+				g.Charge(50)
+			}
+			op() // resolves the (user, table) once
+			if n := testing.AllocsPerRun(100, op); n != 0 {
+				t.Errorf("%v %s: %v allocations per admitted call, want 0", mode, req.User, n)
+			}
+		}
+	}
+}

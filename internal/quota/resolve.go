@@ -1,6 +1,7 @@
 package quota
 
 import (
+	"encoding/binary"
 	"maps"
 	"strings"
 	"sync"
@@ -45,7 +46,39 @@ const tenantDead = 1 << 30
 // dropped when a resolve cache starts over.
 const maxIdleTenants = 1024
 
-type resolveKey struct{ user, namespace, table string }
+// A resolve cache's key is (user, namespace, table) in one string: each
+// part's length as a uvarint, then its bytes (unambiguous whatever bytes
+// the names hold). One string hashes and compares in one pass, and a map
+// keyed by string takes Go's fast string path, where a struct of three
+// strings costs three hashes and three comparisons through the generic
+// path. A request builds its key on the stack (resolveKey): looking a
+// []byte up as string(k) does not allocate.
+func appendResolveKey(b []byte, user, namespace, table string) []byte {
+	for _, s := range [...]string{user, namespace, table} {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	return b
+}
+
+// resolveKeyBuf is the stack buffer a request's key is built in.
+type resolveKeyBuf [128]byte
+
+// resolveKey builds the key of (user, namespace, table) in buf, or on the
+// heap when it does not fit (names of over 124 bytes in all, or one of
+// 128 bytes or more): appendResolveKey written out for the common case.
+func resolveKey(buf *resolveKeyBuf, user, namespace, table string) []byte {
+	if len(user)+len(namespace)+len(table) > len(buf)-3 || (len(user)|len(namespace)|len(table)) >= 0x80 {
+		return appendResolveKey(nil, user, namespace, table)
+	}
+	buf[0] = byte(len(user))
+	i := 1 + copy(buf[1:], user)
+	buf[i] = byte(len(namespace))
+	i += 1 + copy(buf[i+1:], namespace)
+	buf[i] = byte(len(table))
+	i += 1 + copy(buf[i+1:], table)
+	return buf[:i]
+}
 
 // maxResolved bounds a resolve cache: past it the cache starts over (a
 // server that sees more distinct (user, table) pairs than this between two
@@ -57,40 +90,41 @@ const maxResolved = 1 << 16
 // are one load of an immutable map, without a lock; misses resolve under
 // mu into dirty, which becomes the read map once the misses since its copy
 // reach a quarter of its size (so each entry is copied O(1) times on
-// average: sync.Map's original scheme, with a typed key that hashes its
-// strings directly). The zero value is empty and ready.
+// average: sync.Map's original scheme, with a string key). The zero value
+// is empty and ready.
 type resolveCache struct {
-	read atomic.Pointer[map[resolveKey]*resolved]
+	read atomic.Pointer[map[string]*resolved]
 
 	mu struct {
 		sync.Mutex
 		// dirty is nil or read's entries plus the newer ones.
-		dirty  map[resolveKey]*resolved
+		dirty  map[string]*resolved
 		misses int
 	}
 }
 
-func (rc *resolveCache) load(k *resolveKey) *resolved {
+func (rc *resolveCache) load(k []byte) *resolved {
 	if m := rc.read.Load(); m != nil {
-		return (*m)[*k]
+		return (*m)[string(k)]
 	}
 	return nil
 }
 
 // resolve returns the entry for req, resolving it on a miss.
 func (c *Checker) resolve(st *checkerState, now int64, req *Request) *resolved {
-	k := resolveKey{req.User, req.Namespace, req.Table}
-	if r := st.resolved.load(&k); r != nil {
+	var buf resolveKeyBuf
+	k := resolveKey(&buf, req.User, req.Namespace, req.Table)
+	if r := st.resolved.load(k); r != nil {
 		return r
 	}
-	return c.resolveSlow(st, now, &k, req)
+	return c.resolveSlow(st, now, k, req)
 }
 
-func (c *Checker) resolveSlow(st *checkerState, now int64, k *resolveKey, req *Request) *resolved {
+func (c *Checker) resolveSlow(st *checkerState, now int64, k []byte, req *Request) *resolved {
 	rc := &st.resolved
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
-	if r := rc.mu.dirty[*k]; r != nil {
+	if r := rc.mu.dirty[string(k)]; r != nil {
 		rc.missedLocked()
 		return r
 	}
@@ -103,7 +137,7 @@ func (c *Checker) resolveSlow(st *checkerState, now int64, k *resolveKey, req *R
 		} else {
 			// Empty, or full: start over. Before the tenant is looked
 			// up below, so that this entry never holds a dropped one.
-			rc.mu.dirty = make(map[resolveKey]*resolved)
+			rc.mu.dirty = make(map[string]*resolved)
 			c.dropIdleTenants()
 		}
 	}
@@ -115,12 +149,8 @@ func (c *Checker) resolveSlow(st *checkerState, now int64, k *resolveKey, req *R
 	if e := st.users[req.User]; e != nil {
 		r.priority, r.weight = e.priority, max(e.weight, 1)
 	}
-	// The key's strings are the request's: copy them, into one
-	// allocation, so that the cache keeps no caller's buffer alive and a
-	// lookup's comparison reads one cache line of key bytes, not three.
-	buf := k.user + k.namespace + k.table
-	nu, nn := len(k.user), len(k.user)+len(k.namespace)
-	rc.mu.dirty[resolveKey{buf[:nu], buf[nu:nn], buf[nn:]}] = r
+	// string(k) copies the key: the cache keeps no caller's buffer alive.
+	rc.mu.dirty[string(k)] = r
 	rc.missedLocked()
 	return r
 }

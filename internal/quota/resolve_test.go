@@ -3,6 +3,7 @@ package quota
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 )
@@ -95,4 +96,28 @@ func TestResolveCacheFollowsUpdates(t *testing.T) {
 		t.Fatal("a dead tenant was handed out again")
 	}
 	queued.queued.Add(-1)
+}
+
+// TestResolveKey checks that the stack-built key is appendResolveKey's and
+// that no two (user, namespace, table) triples share a key, long names
+// (heap-built keys) included.
+func TestResolveKey(t *testing.T) {
+	long := strings.Repeat("x", 200)
+	triples := [][3]string{
+		{"ab", "c", ""}, {"a", "bc", ""}, {"a", "b", "c"}, {"", "ab", "c"},
+		{"u", "default", "t"}, {"u", "", "t"}, {long, "ns", "t"}, {long[:130], "ns", "t"},
+		{"u", long[:60], long[:63]}, {"u", long[:60], long[:64]}, {"\x01a", "", ""}, {"", "\x01a", ""},
+	}
+	seen := make(map[string][3]string)
+	for _, tr := range triples {
+		var buf resolveKeyBuf
+		k := string(resolveKey(&buf, tr[0], tr[1], tr[2]))
+		if want := string(appendResolveKey(nil, tr[0], tr[1], tr[2])); k != want {
+			t.Errorf("resolveKey(%q) = %q, want %q", tr, k, want)
+		}
+		if prev, dup := seen[k]; dup {
+			t.Errorf("triples %q and %q share key %q", prev, tr, k)
+		}
+		seen[k] = tr
+	}
 }

@@ -51,6 +51,16 @@ type Scheduler struct {
 	// the call goes on regardless (a yielding scan holds its region open:
 	// it must not wait on work that may wait on the region). Default 20 ms.
 	MaxYield time.Duration
+	// MaxPause bounds how long a running LOW call within LowBusyLimit
+	// waits at a safe point while a HIGH call executes (Slot.Yield);
+	// default DefaultMaxPause, negative: LOW calls within the bound never
+	// pause.
+	MaxPause time.Duration
+	// PauseLinger is how long paused LOW calls stay paused after the last
+	// HIGH call left its slot: a HIGH call's response is encoded and
+	// written after that, and LOW work woken at once would compete with
+	// it for the processors. Default DefaultPauseLinger; negative: none.
+	PauseLinger time.Duration
 	// Now is the clock (nil: time.Now); tests inject one.
 	Now func() time.Time
 
@@ -59,6 +69,11 @@ type Scheduler struct {
 	higher atomic.Int32
 	// higherEndNs is mu.higherEnd in Unix nanoseconds, for Busy.
 	higherEndNs atomic.Int64
+	// highs counts HIGH calls queued or running; calm, when set, is
+	// closed once highs falls to zero (LOW calls paused at their safe
+	// points wait on it: scheduler_low.go).
+	highs atomic.Int32
+	calm  atomic.Pointer[chan struct{}]
 
 	mu struct {
 		sync.Mutex
@@ -78,6 +93,9 @@ type Scheduler struct {
 		// lift re-admits LOW waiters once BusyLinger has passed (nil when
 		// not armed).
 		lift *time.Timer
+		// unpause ends paused LOW calls' pause PauseLinger after the last
+		// HIGH call left (made on first use, then reset).
+		unpause *time.Timer
 	}
 }
 
@@ -154,20 +172,37 @@ func (s *Scheduler) Acquire(ctx context.Context, tenant string, prio Priority, w
 // AcquireSlot is Acquire returning the Slot, whose Yield a long LOW call
 // calls at its safe points.
 func (s *Scheduler) AcquireSlot(ctx context.Context, tenant string, prio Priority, weight int) (*Slot, error) {
-	if weight < 1 {
-		weight = 1
-	}
-	sl := &Slot{s: s, tenant: tenant, weight: weight, p: prioIndex(prio)}
-	if sl.p > 0 {
-		s.higher.Add(1)
-	}
-	if err := s.take(ctx, sl, 0); err != nil {
-		if sl.p > 0 {
-			s.higherDone()
-		}
+	sl := &Slot{}
+	if err := s.AcquireInto(ctx, sl, tenant, prio, weight); err != nil {
 		return nil, err
 	}
 	return sl, nil
+}
+
+// AcquireInto is AcquireSlot into a Slot the caller provides (a zero one,
+// or one released since), so that a call that needs no Yield can keep its
+// slot on its stack: nothing is allocated unless the call must queue. The
+// caller must Release it exactly once after a nil error; sl must not be
+// used by anyone else meanwhile.
+func (s *Scheduler) AcquireInto(ctx context.Context, sl *Slot, tenant string, prio Priority, weight int) error {
+	if weight < 1 {
+		weight = 1
+	}
+	sl.s, sl.tenant, sl.weight, sl.p = s, tenant, weight, prioIndex(prio)
+	sl.held.Store(false)
+	if sl.p > 0 {
+		s.higher.Add(1)
+		if sl.p == 2 {
+			s.highs.Add(1)
+		}
+	}
+	if err := s.take(ctx, sl, 0); err != nil {
+		if sl.p > 0 {
+			s.higherDone(sl.p)
+		}
+		return err
+	}
+	return nil
 }
 
 // take admits sl, queueing it if it may not run now. With patience > 0 it
@@ -245,7 +280,7 @@ func (sl *Slot) Release() {
 	s.dispatchLocked()
 	s.mu.Unlock()
 	if sl.p > 0 {
-		s.higherDone()
+		s.higherDone(sl.p)
 	}
 }
 

@@ -9,6 +9,19 @@ import (
 // DefaultMaxYield is Scheduler.MaxYield's default.
 const DefaultMaxYield = 20 * time.Millisecond
 
+// DefaultMaxPause is Scheduler.MaxPause's default: far longer than a HIGH
+// call's execution (tens of microseconds for a get), short enough that a
+// paused scan does not hold its region for long if HIGH calls never stop.
+const DefaultMaxPause = 2 * time.Millisecond
+
+// DefaultPauseLinger is Scheduler.PauseLinger's default: longer than a
+// get's response takes to be encoded and written plus a closed-loop
+// client's turnaround to its next call (100–200 µs on one host), so that
+// LOW work does not resume between a HIGH client's consecutive calls (on
+// the loaded 2-core box 100 µs left prio_high's p99 at 1.45–1.51× its p99
+// alone, 300 µs at 1.02–1.43×; docs/performance.md).
+const DefaultPauseLinger = 300 * time.Microsecond
+
 func (s *Scheduler) now() time.Time {
 	if s.Now != nil {
 		return s.Now()
@@ -53,9 +66,12 @@ func (s *Scheduler) lingeringLocked() bool {
 	return s.BusyLinger > 0 && !s.mu.higherEnd.IsZero() && s.now().Sub(s.mu.higherEnd) < s.BusyLinger
 }
 
-// higherDone is called when a HIGH or MEDIUM call leaves (released or
-// cancelled while queued).
-func (s *Scheduler) higherDone() {
+// higherDone is called when a HIGH or MEDIUM call (priority index p)
+// leaves (released or cancelled while queued).
+func (s *Scheduler) higherDone(p int) {
+	if p == 2 && s.highs.Add(-1) == 0 {
+		s.highEnded()
+	}
 	if s.higher.Add(-1) != 0 || s.LowBusyLimit <= 0 {
 		return
 	}
@@ -98,10 +114,14 @@ func (s *Scheduler) maxYield() time.Duration {
 // atomic load while no higher work is active. While higher work is queued
 // or running, a LOW call beyond LowBusyLimit gives its slot up and queues
 // for it again (so running LOW work shrinks to the bound without waiting
-// for long calls to end), for at most MaxYield; one within the bound
-// yields its processor (runtime.Gosched) so that a HIGH call's runnable
-// goroutine need not wait for the scan's time slice to end. A call that
-// is not LOW, or whose slot was released, returns at once.
+// for long calls to end), for at most MaxYield. One within the bound
+// pauses while a HIGH call is queued or executing (at most MaxPause), so
+// that the HIGH call has the processors to itself: a paused goroutine
+// holds no P and no CPU, where one that only yielded its processor
+// (runtime.Gosched, what it does for MEDIUM work) is back on it within
+// microseconds, and on a niced thread each Gosched hands the P to another
+// thread and back. A call that is not LOW, or whose slot was released,
+// returns at once.
 func (sl *Slot) Yield(ctx context.Context) {
 	s := sl.s
 	if sl.p != 0 || s.higher.Load() == 0 {
@@ -114,7 +134,9 @@ func (sl *Slot) Yield(ctx context.Context) {
 	}
 	if s.LowBusyLimit <= 0 || s.mu.lowInUse <= s.LowBusyLimit {
 		s.mu.Unlock()
-		runtime.Gosched()
+		if !s.pauseWhileHigh(ctx) {
+			runtime.Gosched()
+		}
 		return
 	}
 	sl.held.Store(false)
@@ -124,4 +146,71 @@ func (sl *Slot) Yield(ctx context.Context) {
 	// A ctx error leaves the slot released: the call ends at its next
 	// ctx check, and Release does nothing.
 	_ = s.take(ctx, sl, s.maxYield())
+}
+
+// pauseWhileHigh waits until no HIGH call is queued or running, at most
+// MaxPause, or until ctx ends; it reports false at once when none is.
+func (s *Scheduler) pauseWhileHigh(ctx context.Context) bool {
+	if s.MaxPause < 0 || s.highs.Load() == 0 {
+		return false
+	}
+	ch := make(chan struct{})
+	if !s.calm.CompareAndSwap(nil, &ch) {
+		p := s.calm.Load()
+		if p == nil {
+			return true // closed just now: HIGH ended
+		}
+		ch = *p
+	}
+	if s.highs.Load() == 0 {
+		s.wakePaused() // HIGH ended before calm was set: nobody else closes it
+		return true
+	}
+	d := s.MaxPause
+	if d == 0 {
+		d = DefaultMaxPause
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ch:
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return true
+}
+
+// highEnded is called when the last HIGH call left: paused LOW calls go
+// on after PauseLinger, unless another HIGH call came meanwhile (its end
+// arms the timer again; MaxPause bounds the whole pause).
+func (s *Scheduler) highEnded() {
+	if s.calm.Load() == nil {
+		return // nobody paused (a later pause sees no HIGH call)
+	}
+	d := s.PauseLinger
+	if d == 0 {
+		d = DefaultPauseLinger
+	}
+	if d < 0 {
+		s.wakePaused()
+		return
+	}
+	s.mu.Lock()
+	if s.mu.unpause == nil {
+		s.mu.unpause = time.AfterFunc(d, func() {
+			if s.highs.Load() == 0 {
+				s.wakePaused()
+			}
+		})
+	} else {
+		s.mu.unpause.Reset(d)
+	}
+	s.mu.Unlock()
+}
+
+// wakePaused ends the pause of the LOW calls waiting in pauseWhileHigh.
+func (s *Scheduler) wakePaused() {
+	if p := s.calm.Swap(nil); p != nil {
+		close(*p)
+	}
 }

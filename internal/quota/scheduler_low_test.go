@@ -166,7 +166,7 @@ func TestSlotYieldShrinksLowToBound(t *testing.T) {
 	if s.LowInUse() != 1 {
 		t.Fatalf("%d LOW in use while HIGH runs, want 1", s.LowInUse())
 	}
-	lows[2].Yield(context.Background()) // within the bound: goes on
+	lows[2].Yield(context.Background()) // within the bound: pauses at most MaxPause, then goes on
 	if len(done) != 0 {
 		t.Fatal("a yield returned while HIGH runs")
 	}
@@ -207,4 +207,53 @@ func TestSlotYieldPatienceAndCancel(t *testing.T) {
 	if s.InUse() != 0 || s.LowInUse() != 0 {
 		t.Fatalf("at the end: %d in use, %d LOW", s.InUse(), s.LowInUse())
 	}
+}
+
+// TestSlotYieldPausesWhileHigh: a LOW call within the bound pauses at its
+// safe point while a HIGH call holds a slot, until PauseLinger after the
+// HIGH call left; not for MEDIUM work, not beyond MaxPause, and never with
+// a negative MaxPause.
+func TestSlotYieldPausesWhileHigh(t *testing.T) {
+	s := &Scheduler{Slots: 3, HighReserve: 1, LowBusyLimit: 2, MaxPause: time.Minute, PauseLinger: time.Millisecond}
+	low := mustSlot(t, s, "etl", PriorityLow)
+	defer low.Release()
+
+	med := mustSlot(t, s, "app", PriorityMedium)
+	low.Yield(context.Background()) // MEDIUM only: no pause
+	med.Release()
+
+	high := mustSlot(t, s, "web", PriorityHigh)
+	done := make(chan time.Time, 1)
+	go func() {
+		low.Yield(context.Background())
+		done <- time.Now()
+	}()
+	waitFor(t, func() bool { return s.calm.Load() != nil }) // paused
+	time.Sleep(5 * time.Millisecond)
+	if len(done) != 0 {
+		t.Fatal("the LOW call went on while HIGH held its slot")
+	}
+	left := time.Now()
+	high.Release()
+	if d := (<-done).Sub(left); d < time.Millisecond {
+		t.Errorf("the LOW call went on %v after HIGH left, want at least the 1ms linger", d)
+	}
+
+	// MaxPause bounds the pause while HIGH stays.
+	s2 := &Scheduler{Slots: 3, HighReserve: 1, LowBusyLimit: 2, MaxPause: 3 * time.Millisecond}
+	low2 := mustSlot(t, s2, "etl", PriorityLow)
+	high2 := mustSlot(t, s2, "web", PriorityHigh)
+	start := time.Now()
+	low2.Yield(context.Background())
+	if d := time.Since(start); d < 3*time.Millisecond {
+		t.Errorf("pause of %v, want MaxPause (3ms)", d)
+	}
+	s2.MaxPause = -1
+	start = time.Now()
+	low2.Yield(context.Background())
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("negative MaxPause: paused %v", d)
+	}
+	high2.Release()
+	low2.Release()
 }

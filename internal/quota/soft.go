@@ -36,7 +36,7 @@ func (c *Checker) checkSoftLocked(r *resolved, ns int64, a *amounts, mask uint16
 		if t, _ := l.checkLocked(ns, a, mask); t == 0 {
 			l.tok.admitted++
 		}
-		l.adjustLocked(a, mask, 1)
+		l.adjustLocked(a, mask)
 	}
 	return nil
 }

@@ -293,12 +293,13 @@ func (g *quotaGate) Serve(ctx context.Context, c *hbaserpc.Call) (hbaserpc.Respo
 		}
 		return hbaserpc.Response{}, err
 	}
-	ctx, release, prio, err := g.acquireSlot(ctx, req.User, &grant)
-	if err != nil {
-		return hbaserpc.Response{}, err
-	}
-	defer release() // also when the handler panics
-	resp, err := g.serveSlotted(ctx, c, req, prio)
+	return g.serveAdmitted(ctx, c, &req, &grant)
+}
+
+// serveCharged runs the handler for an admitted call and charges the
+// actual bytes to its grant.
+func (g *quotaGate) serveCharged(ctx context.Context, c *hbaserpc.Call, req *quota.Request, grant *quota.Grant) (hbaserpc.Response, error) {
+	resp, err := g.next.Serve(ctx, c)
 	if err == nil {
 		switch req.Kind {
 		case quota.KindRead, quota.KindScan:

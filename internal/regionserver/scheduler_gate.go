@@ -19,33 +19,55 @@ import (
 // towards the core count (docs/performance.md measures both).
 const DefaultHandlerCount = 30
 
-// noRelease is the release of a call that took no slot.
-func noRelease() {}
-
-// acquireSlot takes one of the server's execution slots for a data call
-// of user, after its quota admission (a call waiting for its tokens holds
-// no slot). While slots are free it returns at once (work-conserving);
-// when all are busy the call queues and is admitted by the user's
-// PRIORITY, then by weighted fair share across users (quota.Scheduler).
-// While HIGH or MEDIUM work is active, LOW calls hold at most
-// lowBusyLimit() slots. It returns the context to serve the call with (a
-// LOW call's carries its slot as the scan's region.Yielder, so that a long
-// scan gives way between rows), the release to call when the handler is
-// done, the user's priority (as the grant says: no second lookup of the
-// user's settings), or ctx's error.
-func (g *quotaGate) acquireSlot(ctx context.Context, user string, grant *quota.Grant) (context.Context, func(), quota.Priority, error) {
+// serveAdmitted runs a data call that passed its quota admission: it takes
+// one of the server's execution slots (a call waiting for its tokens holds
+// none), runs the handler and charges the actual cost. While slots are free
+// a call gets one at once (work-conserving); when all are busy it queues
+// and is admitted by its user's PRIORITY, then by weighted fair share
+// across users (quota.Scheduler). The priority and weight are the grant's
+// (no second lookup of the user's settings).
+//
+// A HIGH or MEDIUM call keeps its slot on this stack (Scheduler.AcquireInto):
+// it allocates nothing here. A LOW call takes the path of serveLow.
+func (g *quotaGate) serveAdmitted(ctx context.Context, c *hbaserpc.Call, req *quota.Request, grant *quota.Grant) (hbaserpc.Response, error) {
 	p, w := grant.Tenant()
 	if g.slots == nil {
-		return ctx, noRelease, p, nil
+		return g.serveCharged(ctx, c, req, grant)
 	}
-	sl, err := g.slots.AcquireSlot(ctx, user, p, w)
-	if err != nil {
-		return ctx, nil, p, err
+	if p <= quota.PriorityLow {
+		return g.serveLow(ctx, c, req, grant, w)
 	}
-	if p <= quota.PriorityLow && g.slots.LowBusyLimit > 0 {
+	var sl quota.Slot
+	if err := g.slots.AcquireInto(ctx, &sl, req.User, p, w); err != nil {
+		return hbaserpc.Response{}, err
+	}
+	defer sl.Release() // also when the handler panics
+	return g.serveCharged(ctx, c, req, grant)
+}
+
+// serveLow is serveAdmitted for a LOW call. While HIGH or MEDIUM work is
+// active, LOW calls hold at most lowBusyLimit() slots, a scan gives way
+// between rows (its slot, carried in ctx, is its region.Yielder), and a
+// read that starts then runs on a niced thread of lowPool; LOW alone runs
+// here at full weight (the pool's threads would lose the CPU to any other
+// process, its own clients' included).
+func (g *quotaGate) serveLow(ctx context.Context, c *hbaserpc.Call, req *quota.Request, grant *quota.Grant, w int) (resp hbaserpc.Response, err error) {
+	sl := new(quota.Slot)
+	if err := g.slots.AcquireInto(ctx, sl, req.User, quota.PriorityLow, w); err != nil {
+		return hbaserpc.Response{}, err
+	}
+	defer sl.Release()
+	if g.slots.LowBusyLimit > 0 {
 		ctx = region.WithYielder(ctx, sl)
 	}
-	return ctx, sl.Release, p, nil
+	if g.lowPool == nil || (req.Kind != quota.KindRead && req.Kind != quota.KindScan) || !g.slots.Busy() {
+		return g.serveCharged(ctx, c, req, grant)
+	}
+	// Copies, so that only this path's closure moves them to the heap,
+	// not the caller's variables on every call.
+	lreq, lgrant := *req, *grant
+	g.lowPool.run(func() { resp, err = g.serveCharged(ctx, c, &lreq, &lgrant) })
+	return resp, err
 }
 
 // lowBusyLinger is how long LOW stays bounded after the last HIGH or
@@ -74,19 +96,6 @@ func (g *quotaGate) setSlots(n, high int) {
 	if n >= 0 {
 		g.lowPool = newLowPool(max(n, 1))
 	}
-}
-
-// serveSlotted runs the handler for a call that holds its slot: a LOW
-// read that starts while higher work is active on a niced thread of
-// lowPool, anything else here (so LOW alone runs at full weight: the
-// pool's threads would lose the CPU to any other process, its own
-// clients' included).
-func (g *quotaGate) serveSlotted(ctx context.Context, c *hbaserpc.Call, req quota.Request, p quota.Priority) (resp hbaserpc.Response, err error) {
-	if g.lowPool == nil || p > quota.PriorityLow || (req.Kind != quota.KindRead && req.Kind != quota.KindScan) || !g.slots.Busy() {
-		return g.next.Serve(ctx, c)
-	}
-	g.lowPool.run(func() { resp, err = g.next.Serve(ctx, c) })
-	return resp, err
 }
 
 // newSlots returns the scheduler for n execution slots plus high reserved
