@@ -267,6 +267,9 @@ func (r *Region) getLocked(ctx context.Context, g Get, buf *GetBuffer) (Result, 
 	st.q = q
 	st.rr.reset(r, &st.q, it)
 	st.rr.pointRead = true
+	if r.opts.RowOrder == nil {
+		st.rr.pointRow = g.Row
+	}
 	if buf != nil {
 		st.rr.arena, st.rr.outBuf = buf.arena[:0], buf.cells[:0]
 	}

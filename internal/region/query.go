@@ -88,8 +88,20 @@ type query struct {
 	raw         bool
 	storeLimit  int // <= 0: none
 	storeOffset int
-	now         int64
 	desc        *TableDescriptor
+	// clock gives now, which nowMillis reads once, when a family with a
+	// TTL first needs it: most reads meet none and skip the clock.
+	clock   func() int64
+	now     int64
+	nowRead bool
+}
+
+// nowMillis is the query's one reading of the clock, for TTL.
+func (q *query) nowMillis() int64 {
+	if !q.nowRead {
+		q.now, q.nowRead = q.clock(), true
+	}
+	return q.now
 }
 
 func (r *Region) newQuery(cols []Columns, tr cell.TimeRange, maxVersions int, f filter.Filter,
@@ -111,7 +123,7 @@ func (r *Region) newQuery(cols []Columns, tr cell.TimeRange, maxVersions int, f 
 		return query{}, invalidf("store offset %d is negative", storeOffset)
 	}
 	q := query{tr: tr, maxVersions: maxVersions, filter: f, raw: raw,
-		storeLimit: storeLimit, storeOffset: storeOffset, now: r.opts.Now(), desc: desc}
+		storeLimit: storeLimit, storeOffset: storeOffset, clock: r.opts.Now, desc: desc}
 	if cols != nil {
 		q.columns = make([]Columns, 0, len(cols))
 		for _, c := range cols {

@@ -57,11 +57,16 @@ func (rr *rowReader) readFilteredRow(rowPrefix []byte) ([]cell.Cell, error) {
 // sits, with the row-level filter steps, and appends its cells to out.
 // Nothing appended means the row was filtered out.
 func (rr *rowReader) readRowAt(rowPrefix []byte, out []cell.Cell) ([]cell.Cell, error) {
+	f := rr.q.filter
+	if f == nil && rr.pointRow != nil {
+		// A point read without a filter knows its row: no key to decode
+		// for it here (read decodes each key after the row prefix).
+		return rr.read(rowPrefix, rr.pointRow, out)
+	}
 	k, err := storage.DecodeCellKey(rr.it.Key())
 	if err != nil {
 		return out, err
 	}
-	f := rr.q.filter
 	if f != nil {
 		f.Reset()
 		if f.FilterAllRemaining() {

@@ -43,7 +43,8 @@ type rowReader struct {
 	storeCount  int
 
 	// per-column state
-	col       []byte // current column's key bytes after the row prefix
+	col       []byte // current column's qualifier
+	colSet    bool   // col is set: the family has had a column
 	colDel    int64  // newest DeleteColumn in force, -1 = none
 	colVerDel []int64
 	versions  int
@@ -55,6 +56,10 @@ type rowReader struct {
 	// pointRead: the iterator serves one row (Get), so prefix iteration
 	// applies.
 	pointRead bool
+	// pointRow, when not nil, is a point read's row as the caller gave it,
+	// which is the row as stored (no Options.RowOrder): the row prefix it
+	// seeks with matches only that row's keys.
+	pointRow []byte
 	// arenaChunk is the size of the last arena allocation.
 	arenaChunk int
 	// cellsHint and arenaHint size a point read's result and first arena
@@ -83,6 +88,7 @@ func (rr *rowReader) reset(r *Region, q *query, it *storage.Iterator) {
 	rr.cur = cell.Cell{}
 	rr.nextHint = nil
 	rr.outBuf = nil
+	rr.pointRow = nil
 }
 
 // includeMarker decides whether a delete marker at ts takes part in the
@@ -107,8 +113,13 @@ func (rr *rowReader) read(rowPrefix, row []byte, out []cell.Cell) ([]cell.Cell, 
 	rr.fd = nil
 	rr.endScan = false
 	rr.nextHint = nil
+	// plain: every cell that passes the store-level checks is returned as
+	// read (no filter, no per-family limit or offset), the common Get.
+	plain := rr.q.filter == nil && rr.q.storeLimit <= 0 && rr.q.storeOffset == 0
+	raw, tr := rr.q.raw, rr.q.tr
 	first := true
 	it := rr.it
+	var k storage.CellKey
 	for it.Valid() {
 		key := it.Key()
 		// A point read's prefix iteration ends at the row's last key.
@@ -124,24 +135,28 @@ func (rr *rowReader) read(rowPrefix, row []byte, out []cell.Cell) ([]cell.Cell, 
 			}
 			rr.prevKey = append(rr.prevKey[:0], key...)
 		}
-		var k storage.CellKey
-		var err error
 		if !first && bytes.HasPrefix(key, rr.famPrefix) {
-			// Another cell of the current family: only its column is new.
-			k.Family, k.RowPrefixLen = rr.fam, len(rowPrefix)
-			err = storage.DecodeColumn(key, len(rr.famPrefix), &k)
+			// Another cell of the current family (the escaping is prefix
+			// free, so the family prefix matches only its own family's
+			// keys): only its column is new. k keeps Family and
+			// RowPrefixLen from the family's first key.
+			if err := storage.DecodeColumn(key, len(rr.famPrefix), &k); err != nil {
+				return out, err
+			}
+			if invariants.Enabled {
+				rr.checkDecoded(key, &k)
+			}
 		} else {
-			k, err = storage.DecodeCellKeyInRow(key, len(rowPrefix))
-		}
-		if err != nil {
-			return out, err
-		}
-		if first || !bytes.Equal(k.Family, rr.fam) {
+			var err error
+			if k, err = storage.DecodeCellKeyInRow(key, len(rowPrefix)); err != nil {
+				return out, err
+			}
 			first = false
 			if !rr.startFamily(k.Family) {
 				rr.seekPastPrefix(rr.famPrefix)
 				continue
 			}
+			k.Family = rr.fam
 		}
 		typ := cell.Type(k.Type)
 		if typ.IsFamilyMarker() {
@@ -150,9 +165,11 @@ func (rr *rowReader) read(rowPrefix, row []byte, out []cell.Cell) ([]cell.Cell, 
 			}
 			continue
 		}
-		colKey := key[k.RowPrefixLen:k.ColumnPrefixLen]
-		if !bytes.Equal(colKey, rr.col) {
-			rr.col = append(rr.col[:0], colKey...)
+		// Within a family a column is its qualifier (the escaping is one to
+		// one); colSet tells the family's first column, whose qualifier
+		// may be empty, from the empty rr.col.
+		if !rr.colSet || !bytes.Equal(k.Qualifier, rr.col) {
+			rr.col, rr.colSet = append(rr.col[:0], k.Qualifier...), true
 			rr.colDel, rr.colVerDel, rr.versions = -1, rr.colVerDel[:0], 0
 			if rr.quals != nil {
 				if _, ok := slices.BinarySearchFunc(rr.quals, k.Qualifier, bytes.Compare); !ok {
@@ -168,12 +185,12 @@ func (rr *rowReader) read(rowPrefix, row []byte, out []cell.Cell) ([]cell.Cell, 
 			continue
 		}
 		ts := k.Timestamp
-		if !rr.q.raw && rr.masked(ts) {
+		if !raw && rr.masked(ts) {
 			rr.next()
 			continue
 		}
-		if !rr.q.tr.Contains(ts) {
-			if ts < rr.q.tr.Min {
+		if !tr.Contains(ts) {
+			if ts < tr.Min {
 				rr.seekPastPrefix(key[:k.ColumnPrefixLen])
 			} else {
 				rr.next()
@@ -181,7 +198,7 @@ func (rr *rowReader) read(rowPrefix, row []byte, out []cell.Cell) ([]cell.Cell, 
 			continue
 		}
 		if rr.versions >= rr.maxVersions || (ts < rr.ttlCutoff && rr.versions >= rr.fd.MinVersions) {
-			if rr.q.raw {
+			if raw {
 				// A raw read still owes the column's older delete markers.
 				rr.next()
 			} else {
@@ -193,6 +210,11 @@ func (rr *rowReader) read(rowPrefix, row []byte, out []cell.Cell) ([]cell.Cell, 
 		value, err := it.Value()
 		if err != nil {
 			return out, err
+		}
+		if plain {
+			out = rr.appendOwned(out, &k, value)
+			rr.next()
+			continue
 		}
 		if done := rr.emit(&k, value, &out); done {
 			return out, nil
@@ -239,7 +261,7 @@ func (rr *rowReader) masked(ts int64) bool {
 func (rr *rowReader) startFamily(family []byte) bool {
 	rr.fam = append(rr.fam[:0], family...)
 	rr.famPrefix = storage.AppendFamilyPrefix(rr.famPrefix[:0], rr.rowPrefix, family)
-	rr.col = rr.col[:0]
+	rr.col, rr.colSet = rr.col[:0], false
 	rr.famDel, rr.famVerDel, rr.storeCount = -1, rr.famVerDel[:0], 0
 	rr.fd = rr.q.desc.Family(family)
 	if rr.fd == nil {
@@ -256,7 +278,7 @@ func (rr *rowReader) startFamily(family []byte) bool {
 	rr.maxVersions = min(rr.q.maxVersions, rr.fd.MaxVersions)
 	rr.ttlCutoff = -1 << 63
 	if ttl := rr.fd.ttlMillis(); ttl > 0 {
-		rr.ttlCutoff = rr.q.now - ttl
+		rr.ttlCutoff = rr.q.nowMillis() - ttl
 	}
 	return true
 }
@@ -321,7 +343,7 @@ func (rr *rowReader) emit(k *storage.CellKey, value []byte, out *[]cell.Cell) (r
 			return false
 		}
 		if rr.storeCount > rr.q.storeOffset {
-			rr.appendOwned(out, k, value)
+			*out = rr.appendOwned(*out, k, value)
 		}
 		rr.next()
 		return false
@@ -435,19 +457,33 @@ func (rr *rowReader) own(c cell.Cell) cell.Cell {
 
 // appendOwned appends the cell of k to out, its bytes copied into the
 // arena: the unfiltered read path's single copy.
-func (rr *rowReader) appendOwned(out *[]cell.Cell, k *storage.CellKey, value []byte) {
+func (rr *rowReader) appendOwned(out []cell.Cell, k *storage.CellKey, value []byte) []cell.Cell {
 	if rr.kv != nil {
 		rr.kv.add(rr.row, rr.lastFam, k, value)
-		return
+		return out
 	}
 	rr.reserve(len(k.Qualifier) + len(value))
-	start := len(rr.arena)
-	rr.arena = append(rr.arena, k.Qualifier...)
-	mid := len(rr.arena)
-	rr.arena = append(rr.arena, value...)
-	end := len(rr.arena)
-	*out = append(*out, cell.Cell{Row: rr.row, Family: rr.lastFam, Qualifier: rr.arena[start:mid:mid],
-		Timestamp: k.Timestamp, Type: cell.Type(k.Type), Value: rr.arena[mid:end:end]})
+	a := rr.arena
+	start := len(a)
+	mid := start + len(k.Qualifier)
+	end := mid + len(value)
+	a = a[:end]
+	copy(a[start:mid], k.Qualifier)
+	copy(a[mid:end], value)
+	rr.arena = a
+	return append(out, cell.Cell{Row: rr.row, Family: rr.lastFam, Qualifier: a[start:mid:mid],
+		Timestamp: k.Timestamp, Type: cell.Type(k.Type), Value: a[mid:end:end]})
+}
+
+// checkDecoded (invariants builds) checks a key decoded from its family
+// prefix on against a decoding of the whole key.
+func (rr *rowReader) checkDecoded(key []byte, k *storage.CellKey) {
+	want, err := storage.DecodeCellKeyInRow(key, len(rr.rowPrefix))
+	if err != nil || !bytes.Equal(want.Family, k.Family) || !bytes.Equal(want.Qualifier, k.Qualifier) ||
+		want.Timestamp != k.Timestamp || want.Type != k.Type || want.RowPrefixLen != k.RowPrefixLen ||
+		want.ColumnPrefixLen != k.ColumnPrefixLen {
+		panic(fmt.Sprintf("region: key %x decoded as %+v within its family, as %+v (%v) whole", key, *k, want, err))
+	}
 }
 
 // reserve makes room for n more bytes in the arena. Chunks double from

@@ -234,6 +234,26 @@ func DecodeCellKeyInRow(key []byte, rowPrefixLen int) (CellKey, error) {
 // reader that has matched the family prefix already (the next cell of the
 // same family) skips decoding the row and family again.
 func DecodeColumn(key []byte, off int, k *CellKey) error {
+	// The common case first: a column (not a family marker) whose
+	// qualifier holds no zero byte. Its segment then ends just before the
+	// 9-byte version suffix, so the qualifier is located from the key's end
+	// and only checked for zeros; anything else, corrupt keys included,
+	// takes the general decoding below, which also words the errors.
+	if end := len(key) - tsLen - typeLen; off >= 0 && off+3 <= end &&
+		key[off] == tagCol && key[end-2] == escByte && key[end-1] == escTerm {
+		q := key[off+1 : end-2 : end-2]
+		ts := ^binary.BigEndian.Uint64(key[end:])
+		typ := typeBase - key[end+tsLen]
+		if ts <= 1<<63-1 && !isFamilyType(typ) && bytes.IndexByte(q, escByte) < 0 {
+			k.Qualifier, k.ColumnPrefixLen, k.Timestamp, k.Type = q, end, int64(ts), typ
+			return nil
+		}
+	}
+	return decodeColumn(key, off, k)
+}
+
+// decodeColumn is DecodeColumn's general case.
+func decodeColumn(key []byte, off int, k *CellKey) error {
 	if off >= len(key) {
 		return fmt.Errorf("%w: missing column tag", ErrCorruptKey)
 	}

@@ -82,11 +82,24 @@ func FuzzDecodeColumn(f *testing.F) {
 	f.Add(AppendCellKey(nil, 2, []byte{0}, []byte{0, 0}, []byte{0xFF, 0}, 7, typeDelete), 11)
 	f.Add(AppendCellKey(nil, 3, []byte("r"), []byte("f"), nil, 1, typeDeleteFamily), 9)
 	f.Add([]byte{0, 0, 0, 1, 'r', 0, 1, 'f', 0, 1, 1, 'q', 0}, 10)
+	// A family marker's type behind a column tag, and a timestamp with the
+	// sign bit set: both valid-looking to the fast path's framing.
+	f.Add([]byte{0, 0, 0, 1, 'r', 0, 1, 'f', 0, 1, 1, 'q', 0, 1, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xF0, 255 - typeDeleteFamily}, 10)
+	f.Add([]byte{0, 0, 0, 1, 'r', 0, 1, 'f', 0, 1, 1, 'q', 0, 1, 0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xF0, 255 - typePut}, 10)
 	f.Fuzz(func(t *testing.T, key []byte, off int) {
 		if off >= 0 && off <= len(key) {
 			var k CellKey
-			if err := DecodeColumn(key, off, &k); err != nil && !errors.Is(err, ErrCorruptKey) {
+			err := DecodeColumn(key, off, &k)
+			if err != nil && !errors.Is(err, ErrCorruptKey) {
 				t.Fatalf("DecodeColumn(%x, %d): %v does not wrap ErrCorruptKey", key, off, err)
+			}
+			// The fast path agrees with the general decoding, errors too.
+			var g CellKey
+			gerr := decodeColumn(key, off, &g)
+			if (err == nil) != (gerr == nil) || err == nil && (!bytes.Equal(k.Qualifier, g.Qualifier) ||
+				(k.Qualifier == nil) != (g.Qualifier == nil) || k.Timestamp != g.Timestamp || k.Type != g.Type ||
+				k.ColumnPrefixLen != g.ColumnPrefixLen) {
+				t.Fatalf("DecodeColumn(%x, %d) = %+v, %v; the general decoding gives %+v, %v", key, off, k, err, g, gerr)
 			}
 		}
 		want, err := DecodeCellKey(key)
