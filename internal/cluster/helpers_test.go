@@ -136,6 +136,15 @@ func (c *testClient) waitAssigned(ctx context.Context, table string, n int) erro
 				ok = ok && l.Server != ""
 			}
 			if ok {
+				// Meta names the server before the server has opened the
+				// region; a Get through onRegion retries until it serves,
+				// so tests that send raw requests do not meet
+				// NotServingRegionException.
+				for _, l := range locs {
+					if _, err := c.get(ctx, table, region.Get{Row: append(bytes.Clone(l.Region.StartKey), 0)}); err != nil {
+						return fmt.Errorf("table %s: region %s not serving: %w", table, l.Name, err)
+					}
+				}
 				return nil
 			}
 		}
