@@ -80,45 +80,28 @@ func parseRequest(frame []byte, names *methodNames) (*Call, []byte, error) {
 // parseFast decodes the fields of an ordinary request header into p.hdr.
 // It returns false, leaving p.hdr to be discarded, on anything else.
 func (p *parsedRequest) parseFast(b []byte, names *methodNames) bool {
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return false
-		}
-		b = b[n:]
-		switch {
-		case typ == protowire.VarintType && (num == reqCallID || num == reqRequestParam || num == reqPriority || num == reqTimeout):
-			v, n := protowire.ConsumeVarint(b)
-			if n < 0 {
-				return false
-			}
-			b = b[n:]
-			switch num {
-			case reqCallID:
-				p.callID = uint32(v)
-				p.hdr.CallId = &p.callID
-			case reqRequestParam:
-				p.param = v != 0
-				p.hdr.RequestParam = &p.param
-			case reqPriority:
-				p.prio = uint32(v)
-				p.hdr.Priority = &p.prio
-			case reqTimeout:
-				p.timeout = uint32(v)
-				p.hdr.Timeout = &p.timeout
-			}
-		case typ == protowire.BytesType && (num == reqMethodName || num == reqCellBlockMeta):
-			v, n := protowire.ConsumeBytes(b)
-			if n < 0 {
-				return false
-			}
-			b = b[n:]
-			if num == reqMethodName {
-				p.method = names.intern(v)
-				p.hdr.MethodName = &p.method
-				continue
-			}
-			l, ok := parseCellBlockMeta(v)
+	// A header field seen twice is decoded as the runtime does: the last
+	// scalar wins and embedded messages merge.
+	d := pbDecoder{b: b, repeated: ^uint32(0)}
+	for d.next() {
+		switch d.num {
+		case reqCallID:
+			p.callID = uint32(d.varint())
+			p.hdr.CallId = &p.callID
+		case reqRequestParam:
+			p.param = d.varint() != 0
+			p.hdr.RequestParam = &p.param
+		case reqPriority:
+			p.prio = uint32(d.varint())
+			p.hdr.Priority = &p.prio
+		case reqTimeout:
+			p.timeout = uint32(d.varint())
+			p.hdr.Timeout = &p.timeout
+		case reqMethodName:
+			p.method = names.intern(d.bytes())
+			p.hdr.MethodName = &p.method
+		case reqCellBlockMeta:
+			l, ok := parseCellBlockMeta(d.bytes())
 			if !ok {
 				return false
 			}
@@ -132,25 +115,20 @@ func (p *parsedRequest) parseFast(b []byte, names *methodNames) bool {
 			return false
 		}
 	}
-	return true
+	return !d.bad
 }
 
 // parseCellBlockMeta decodes a CellBlockMeta holding at most its length.
 func parseCellBlockMeta(b []byte) (length *uint32, ok bool) {
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 || num != cellBlockMetaLength || typ != protowire.VarintType {
+	d := pbDecoder{b: b, repeated: ^uint32(0)}
+	for d.next() {
+		if d.num != cellBlockMetaLength {
 			return nil, false
 		}
-		v, m := protowire.ConsumeVarint(b[n:])
-		if m < 0 {
-			return nil, false
-		}
-		b = b[n+m:]
-		l := uint32(v)
+		l := uint32(d.varint())
 		length = &l
 	}
-	return length, true
+	return length, !d.bad
 }
 
 // methodNames interns method names for one connection's reader, so that
@@ -205,27 +183,13 @@ func parseResponseHeader(frame []byte) (responseHeader, []byte, error) {
 // parseResponseHeaderFast decodes a header with no exception.
 func parseResponseHeaderFast(b []byte) (responseHeader, bool) {
 	var h responseHeader
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return h, false
-		}
-		b = b[n:]
-		switch {
-		case num == respCallID && typ == protowire.VarintType:
-			v, n := protowire.ConsumeVarint(b)
-			if n < 0 {
-				return h, false
-			}
-			b = b[n:]
-			h.callID = uint32(v)
-		case num == respCellBlockMeta && typ == protowire.BytesType:
-			v, n := protowire.ConsumeBytes(b)
-			if n < 0 {
-				return h, false
-			}
-			b = b[n:]
-			l, ok := parseCellBlockMeta(v)
+	d := pbDecoder{b: b, repeated: ^uint32(0)}
+	for d.next() {
+		switch d.num {
+		case respCallID:
+			h.callID = uint32(d.varint())
+		case respCellBlockMeta:
+			l, ok := parseCellBlockMeta(d.bytes())
 			if !ok {
 				return h, false
 			}
@@ -236,7 +200,7 @@ func parseResponseHeaderFast(b []byte) (responseHeader, bool) {
 			return h, false
 		}
 	}
-	return h, true
+	return h, !d.bad
 }
 
 // requestHeader is what a client sends in a RequestHeader.
