@@ -31,16 +31,7 @@ func workload(t testing.TB, file string, overrides ...string) bench.Props {
 var returnLine = regexp.MustCompile(`(?m)^\[([A-Z-]+)\], Return=([A-Z_]+), (\d+)$`)
 
 func TestLoadRunWorkloadA(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a cluster")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	c, err := cluster.Start(ctx, cluster.Config{DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	ctx, c := startCluster(t, cluster.Config{})
 	cfg := bench.Config{Master: c.MasterAddr(), User: "bench"}
 
 	// run before load: the table is missing, one clear error.

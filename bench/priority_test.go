@@ -1,7 +1,6 @@
 package bench_test
 
 import (
-	"context"
 	"os"
 	"strings"
 	"testing"
@@ -16,16 +15,7 @@ import (
 // phases, no failed operation, the server CPU read from /proc, and the
 // tenants' priorities removed at the end.
 func TestPriorityStudy(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a cluster")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	c, err := cluster.Start(ctx, cluster.Config{DataDir: t.TempDir(), HandlerCount: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	ctx, c := startCluster(t, cluster.Config{HandlerCount: 2})
 	cfg := bench.PriorityStudyConfig{Master: c.MasterAddr(), Duration: time.Second, Warmup: -1,
 		ThreadsLow: 4, ScanLength: 10, RecordCount: 500, ServerPID: os.Getpid()}
 	rows, err := bench.RunPriorityStudy(ctx, cfg)
@@ -64,16 +54,7 @@ func TestPriorityStudy(t *testing.T) {
 // nice, and the LOW-alone phases: every phase's clients report, and each
 // client process's CPU is read.
 func TestPriorityStudySeparateClients(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a cluster and client processes")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	c, err := cluster.Start(ctx, cluster.Config{DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	ctx, c := startCluster(t, cluster.Config{})
 	cfg := bench.PriorityStudyConfig{Master: c.MasterAddr(), Duration: time.Second, Warmup: -1,
 		ThreadsLow: 4, ScanLength: 10, RecordCount: 500, LowAlone: true, NiceLow: 5,
 		Command: []string{"env", childEnv + "=1", os.Args[0]}}

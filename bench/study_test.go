@@ -1,7 +1,6 @@
 package bench_test
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -13,16 +12,7 @@ import (
 )
 
 func TestThrottleStudy(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a cluster")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	c, err := cluster.Start(ctx, cluster.Config{DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	ctx, c := startCluster(t, cluster.Config{})
 	out := t.TempDir()
 	// The limit sits well below T's demand even on a loaded machine (T
 	// reads at 100 ops/s or more under -race on a busy 2-core box), and
