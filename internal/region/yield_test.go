@@ -22,28 +22,6 @@ func (y *countingYielder) Yield(context.Context) {
 	}
 }
 
-// scanPaged pages through scan pageRows at a time and renders every Result.
-func scanPaged(t *testing.T, ctx context.Context, r *Region, scan Scan, pageRows int) string {
-	t.Helper()
-	s, err := r.NewScanner(scan)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	var out string
-	for more := true; more; {
-		var res []Result
-		res, more, err = s.Next(ctx, pageRows, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, x := range res {
-			out += fmt.Sprintf("partial=%v\n%s", x.Partial, fmtCells(x.Cells))
-		}
-	}
-	return out
-}
-
 // TestScanYieldSameRows: a scan whose context carries a Yielder (the
 // region server's LOW-priority safe point) returns exactly the rows and
 // row parts of the same scan without one, and the Yielder is called.
@@ -75,9 +53,14 @@ func TestScanYieldSameRows(t *testing.T) {
 		{"one family", Scan{Columns: []Columns{{Family: []byte("f2")}}}, 4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			want := scanPaged(t, context.Background(), r, tc.scan, tc.page)
+			paged := func(ctx context.Context) string {
+				return scanInStepsWith(t, r, tc.scan, func(sc *Scanner) ([]Result, bool, error) {
+					return sc.Next(ctx, tc.page, 0)
+				})
+			}
+			want := paged(context.Background())
 			y := &countingYielder{}
-			got := scanPaged(t, WithYielder(context.Background(), y), r, tc.scan, tc.page)
+			got := paged(WithYielder(context.Background(), y))
 			if got != want {
 				t.Fatalf("with a yielder:\n%s\nwithout:\n%s", got, want)
 			}
