@@ -92,6 +92,12 @@ func QuotaRows(st quota.Settings) ([]region.Mutation, error) {
 
 // rebuild rewrites the view from etcd in one atomic batch.
 func (v *quotaView) rebuild(ctx context.Context) error {
+	return v.rebuildWith(ctx, nil)
+}
+
+// rebuildWith rewrites the view from etcd's settings and, when snaps is not
+// nil, from snaps instead of etcd's space snapshots.
+func (v *quotaView) rebuildWith(ctx context.Context, snaps *meta.SpaceSnapshotDoc) error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	st, err := v.catalog.QuotaState(ctx)
@@ -102,10 +108,18 @@ func (v *quotaView) rebuild(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if muts, err = v.withSpaceSnapshots(ctx, muts); err != nil {
+	if snaps == nil {
+		doc, err := v.catalog.SpaceSnapshots(ctx)
+		if err != nil {
+			return err
+		}
+		snaps = &doc
+	}
+	rows, err := spaceSnapshotRows(*snaps)
+	if err != nil {
 		return err
 	}
-	return v.r.Replace(ctx, muts)
+	return v.r.Replace(ctx, append(muts, rows...))
 }
 
 // follow rebuilds the view on every quota change until ctx ends.

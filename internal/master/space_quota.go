@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"time"
 
@@ -286,6 +287,15 @@ func (m *Master) spaceOnce(ctx context.Context) error {
 			changed = true
 		}
 	}
+	if !reflect.DeepEqual(prev, doc) {
+		// hbase:quota shows a snapshot before region servers can act on it,
+		// as in HBase, whose region servers read the snapshots the master
+		// wrote there: a client refused for a space quota finds the
+		// violation in hbase:quota when it looks.
+		if err := m.quotaView.rebuildWith(ctx, &doc); err != nil {
+			m.log.Warn("master: hbase:quota rebuild failed; the view catches up by watch", "err", err)
+		}
+	}
 	published, err := m.catalog.PutSpaceSnapshots(ctx, doc)
 	if err != nil {
 		return err
@@ -402,19 +412,6 @@ func spaceSnapshotRows(doc meta.SpaceSnapshotDoc) ([]region.Mutation, error) {
 
 // defaultSpaceReportPeriod is weir.quota.space.report.period's default.
 const defaultSpaceReportPeriod = 5 * time.Second
-
-// withSpaceSnapshots adds the space snapshot cells to hbase:quota's rows.
-func (v *quotaView) withSpaceSnapshots(ctx context.Context, muts []region.Mutation) ([]region.Mutation, error) {
-	doc, err := v.catalog.SpaceSnapshots(ctx)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := spaceSnapshotRows(doc)
-	if err != nil {
-		return nil, err
-	}
-	return append(muts, rows...), nil
-}
 
 // rebuildQuotaView brings hbase:quota up to date before a call returns, so
 // that a client reading it next sees the change.
