@@ -258,17 +258,29 @@ func TestMasterPageInChromium(t *testing.T) {
 			Tables  []struct{ Name string }
 			Quotas  []struct{ Subject string }
 			Rates   struct{ Total float64 }
+			QHist   []struct{ Rates map[string]float64 } `json:"quota_history"`
 		}
 		resp, err := http.Get(ui + "/api/status")
 		if err == nil {
 			err = json.NewDecoder(resp.Body).Decode(&st)
 			resp.Body.Close()
 		}
-		if err == nil && len(st.Servers) == 2 && len(st.Tables) == 1 && len(st.Quotas) == 1 && st.Rates.Total > 0 {
+		// The quota chart draws the master's usage history: two samples
+		// of the tenant's usage must exist before the page can draw them.
+		usage := 0
+		for _, p := range st.QHist {
+			for k := range p.Rates {
+				if strings.Contains(k, tenant) {
+					usage++
+					break
+				}
+			}
+		}
+		if err == nil && len(st.Servers) == 2 && len(st.Tables) == 1 && len(st.Quotas) == 1 && st.Rates.Total > 0 && usage >= 2 {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("master status never showed 2 servers, the table, the quota and load (%d puts): %+v %v", puts.Load(), st, err)
+			t.Fatalf("master status never showed 2 servers, the table, the quota, load and 2 usage samples (%d puts): %+v %v", puts.Load(), st, err)
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
