@@ -45,16 +45,20 @@ func (s *Service) get(ctx context.Context, c *hbaserpc.Call, req *hbasepb.GetReq
 	if err != nil {
 		return hbaserpc.Response{}, err
 	}
-	res, err := r.Get(ctx, g)
+	buf := getGetBuf()
+	res, err := r.GetInto(ctx, g, &buf.b)
 	if err != nil {
+		buf.Release()
 		return hbaserpc.Response{}, err
 	}
 	if g.ExistenceOnly {
+		buf.Release()
 		return hbaserpc.Response{Msg: &hbasepb.GetResponse{Result: hbaseconv.ExistsResultToPB(res.Exists)}}, nil
 	}
+	// The cells live in buf until the response is encoded.
 	var cells []cell.Cell
 	out := &hbasepb.GetResponse{Result: resultOut(c, res, &cells)}
-	return hbaserpc.Response{Msg: out, Cells: cells}, nil
+	return hbaserpc.Response{Msg: out, Cells: cells, Release: buf}, nil
 }
 
 func (s *Service) mutate(ctx context.Context, c *hbaserpc.Call, req *hbasepb.MutateRequest) (hbaserpc.Response, error) {

@@ -3,6 +3,7 @@ package region
 import (
 	"context"
 	"sync"
+	"unsafe"
 
 	"github.com/weirdb/weir/internal/cell"
 )
@@ -29,4 +30,10 @@ func (r *Region) GetInto(ctx context.Context, g Get, buf *GetBuffer) (Result, er
 		buf = new(GetBuffer)
 	}
 	return r.get(ctx, g, buf)
+}
+
+// Footprint is the memory buf holds on to, in bytes: for a pool to drop a
+// buffer a huge row grew instead of keeping it.
+func (buf *GetBuffer) Footprint() int {
+	return cap(buf.arena) + cap(buf.cells)*int(unsafe.Sizeof(cell.Cell{}))
 }
