@@ -171,10 +171,12 @@ func createTable(ctx context.Context, m *Master, p []byte) (proto.Message, error
 	if name.IsSystem() {
 		return nil, hbaserpc.Errorf(hbaserpc.DoNotRetryIOException, true, "cannot create table %s in the system namespace", name)
 	}
-	if _, _, err := m.catalog.CreateTable(ctx, name, desc, req.GetSplitKeys()); err != nil {
+	t, _, err := m.catalog.CreateTable(ctx, name, desc, req.GetSplitKeys())
+	if err != nil {
 		return nil, err
 	}
 	m.changed(ctx)
+	m.waitTableOnline(ctx, t)
 	return &hbasepb.CreateTableResponse{ProcId: proto.Uint64(m.procs.finish(nil))}, nil
 }
 
@@ -203,10 +205,12 @@ func enableTable(ctx context.Context, m *Master, p []byte) (proto.Message, error
 	if err != nil {
 		return nil, err
 	}
-	if _, err := m.catalog.SetEnabled(ctx, name, true); err != nil {
+	t, err := m.catalog.SetEnabled(ctx, name, true)
+	if err != nil {
 		return nil, err
 	}
 	m.changed(ctx)
+	m.waitTableOnline(ctx, t)
 	return &hbasepb.EnableTableResponse{ProcId: proto.Uint64(m.procs.finish(nil))}, nil
 }
 
@@ -240,10 +244,12 @@ func truncateTable(ctx context.Context, m *Master, p []byte) (proto.Message, err
 	if _, _, err := m.catalog.TruncateTable(ctx, name, req.GetPreserveSplits()); err != nil {
 		return nil, err
 	}
-	if _, err := m.catalog.SetEnabled(ctx, name, true); err != nil {
+	t, err := m.catalog.SetEnabled(ctx, name, true)
+	if err != nil {
 		return nil, err
 	}
 	m.changed(ctx)
+	m.waitTableOnline(ctx, t)
 	return &hbasepb.TruncateTableResponse{ProcId: proto.Uint64(m.procs.finish(nil))}, nil
 }
 
