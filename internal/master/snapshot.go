@@ -316,6 +316,9 @@ func restoreSnapshot(ctx context.Context, m *Master, p []byte) (proto.Message, e
 		return nil, err
 	}
 	m.changed(ctx)
+	if t, err := m.catalog.GetTable(ctx, target); err == nil && t.State == meta.TableEnabled {
+		m.waitTableOnline(ctx, t) // a clone, served when the call returns
+	}
 	return &hbasepb.RestoreSnapshotResponse{ProcId: proto.Uint64(m.procs.finish(nil))}, nil
 }
 
