@@ -111,15 +111,27 @@ func execute(ctx context.Context, cfg Config, w *Workload, b Binding) *Report {
 	go func() {
 		defer timerWG.Done()
 		var warm, deadline <-chan time.Time
+		// The deadline is armed when measuring starts: a warm-up timer
+		// that fires late on a busy machine must not shorten the
+		// measured run.
+		var dt *time.Timer
+		arm := func() {
+			if w.MaxExecution > 0 {
+				dt = time.NewTimer(w.MaxExecution)
+				deadline = dt.C
+			}
+		}
+		defer func() {
+			if dt != nil {
+				dt.Stop()
+			}
+		}()
 		if cfg.Warmup > 0 {
 			t := time.NewTimer(cfg.Warmup)
 			defer t.Stop()
 			warm = t.C
-		}
-		if w.MaxExecution > 0 {
-			t := time.NewTimer(max(cfg.Warmup, 0) + w.MaxExecution)
-			defer t.Stop()
-			deadline = t.C
+		} else {
+			arm()
 		}
 		for {
 			select {
@@ -129,6 +141,7 @@ func execute(ctx context.Context, cfg Config, w *Workload, b Binding) *Report {
 					st.reset()
 				}
 				measureStart, warm = time.Now(), nil
+				arm()
 				continue
 			case <-deadline:
 				timeUp.Store(true)

@@ -99,7 +99,23 @@ func TestQuotaExceedThrottle(t *testing.T) {
 		r, _ := loadRate(ctx, ug, 0, 200*time.Millisecond)
 		return r > 100
 	})
-	soft, failed := loadRate(ctx, ug, 500*time.Millisecond, 1500*time.Millisecond)
+	// Measure once the region server's bucket is drained: it filled while
+	// u ran at its own 20 req/s, and 32 callers on a loaded machine
+	// outpace 200 req/s by little, so the drain takes a while.
+	drained := func() {
+		deadline := time.Now().Add(10 * time.Second)
+		for time.Now().Before(deadline) {
+			for _, r := range c.RegionServers[0].QuotaUsage() {
+				if r.Subject == quota.RegionServerSubject() && r.Type == quota.RequestNumber && r.Available < 0.05*r.Limit {
+					time.Sleep(200 * time.Millisecond)
+					return
+				}
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		t.Errorf("the region server's limiter never drained: is the machine overloaded?")
+	}
+	soft, failed := loadRateWhen(ctx, ug, drained, 1500*time.Millisecond)
 	t.Logf("soft limits on: user u %.1f req/s (region server limit 200), %d failed", soft, failed)
 	if soft < 190 || soft > 210 || failed != 0 {
 		t.Errorf("soft limits on: %.1f req/s, %d failed; want the server's 200±5%% and none", soft, failed)

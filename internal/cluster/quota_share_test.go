@@ -182,11 +182,17 @@ func TestQuotaPerHostBudget(t *testing.T) {
 
 	gb := getters(t, ctx, cl, "m", "qh", rows[b], 4)
 	gh := getters(t, ctx, cl, "m", "qh", rows[h2], 4)
-	var rh1, rh2 float64
-	done := make(chan struct{})
-	go func() { defer close(done); rh2, _ = loadRate(ctx, gh, 1500*time.Millisecond, 2*time.Second) }()
-	rh1, _ = loadRate(ctx, append(ga, gb...), 1500*time.Millisecond, 2*time.Second)
-	<-done
+	// Measure once every limiter is saturated at its new share: h1's two
+	// instances at about half the host's budget each, h2's at all of its
+	// own (a fresh bucket starts full, and shares follow demand reports).
+	half := func(u quota.Usage) bool { return u.Factor > 0.4 && u.Factor < 0.6 }
+	warm := func() {
+		saturated(t, c.RegionServers[0], "m", half)()
+		saturated(t, c.RegionServers[1], "m", half)()
+		saturated(t, c.RegionServers[2], "m", func(u quota.Usage) bool { return u.Factor > 0.9 })()
+	}
+	rates, _ := loadRatesWhen(ctx, [][]*userGetter{append(ga, gb...), gh}, warm, 2*time.Second)
+	rh1, rh2 := rates[0], rates[1]
 	t.Logf("both instances of h1: %.1f req/s together; h2: %.1f req/s", rh1, rh2)
 	for i, rs := range c.RegionServers {
 		row, _ := usageRow(rs.QuotaUsage(), "m")

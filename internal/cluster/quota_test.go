@@ -194,34 +194,52 @@ func loadRate(ctx context.Context, getters []*userGetter, warm, measure time.Dur
 
 // loadRateWhen is loadRate with a warm-up that lasts until warm returns.
 func loadRateWhen(ctx context.Context, getters []*userGetter, warm func(), measure time.Duration) (float64, int64) {
-	var done, failed atomic.Int64
+	rates, failed := loadRatesWhen(ctx, [][]*userGetter{getters}, warm, measure)
+	return rates[0], failed
+}
+
+// loadRatesWhen drives several groups of getters at once, warms up until
+// warm returns, and measures each group's rate over the same window; the
+// failed count is over all groups and the whole run.
+func loadRatesWhen(ctx context.Context, groups [][]*userGetter, warm func(), measure time.Duration) ([]float64, int64) {
+	done := make([]atomic.Int64, len(groups))
+	var failed atomic.Int64
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
-	for _, g := range getters {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				select {
-				case <-stop:
-					return
-				default:
+	for i, getters := range groups {
+		for _, g := range getters {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					if err := g.get(ctx); err != nil {
+						failed.Add(1)
+					} else {
+						done[i].Add(1)
+					}
 				}
-				if err := g.get(ctx); err != nil {
-					failed.Add(1)
-				} else {
-					done.Add(1)
-				}
-			}
-		}()
+			}()
+		}
 	}
 	warm()
-	start, t0 := done.Load(), time.Now()
+	start, t0 := make([]int64, len(groups)), time.Now()
+	for i := range groups {
+		start[i] = done[i].Load()
+	}
 	time.Sleep(measure)
-	end, el := done.Load(), time.Since(t0)
+	el := time.Since(t0)
+	rates := make([]float64, len(groups))
+	for i := range groups {
+		rates[i] = float64(done[i].Load()-start[i]) / el.Seconds()
+	}
 	close(stop)
 	wg.Wait()
-	return float64(end-start) / el.Seconds(), failed.Load()
+	return rates, failed.Load()
 }
 
 func TestQuotaThrottle(t *testing.T) {
