@@ -300,7 +300,7 @@ func (c *Conn) scanMetaOnce(ctx context.Context, scan *hbasepb.Scan, n uint32) (
 		}
 		return nil, err
 	}
-	results, err := scanResults(&resp, cells)
+	results, err := scanResults(&resp, cells, nil)
 	if err != nil {
 		return nil, permanent(err)
 	}
