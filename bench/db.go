@@ -187,7 +187,11 @@ func (d *hbaseDB) Scan(ctx context.Context, start []byte, count int, fields [][]
 }
 
 func (d *hbaseDB) put(ctx context.Context, key []byte, fields, values [][]byte) Status {
-	p := client.NewPut(append([]byte(nil), key...))
+	row := key
+	if d.buffering { // the Put outlives the call; the caller reuses key
+		row = append([]byte(nil), key...)
+	}
+	p := client.NewPut(row).Grow(len(fields))
 	size := int64(len(key))
 	for i, f := range fields {
 		p.AddColumn(d.b.family, f, values[i])

@@ -341,7 +341,7 @@ func decodeResponseInto(hdr responseHeader, body []byte, resp proto.Message, cel
 	if err != nil {
 		return nil, fmt.Errorf("hbaserpc: response message: %w", err)
 	}
-	if resp != nil && !decodeResponseFast(mb, resp) {
+	if resp != nil && !decodeResponseFast(mb, resp) && !decodeScanResponseFast(mb, resp) {
 		if err := proto.Unmarshal(mb, resp); err != nil {
 			return nil, fmt.Errorf("hbaserpc: unmarshalling %s: %w", resp.ProtoReflect().Descriptor().FullName(), err)
 		}
