@@ -4,11 +4,15 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"runtime"
 	"sort"
 	"sync/atomic"
 	"testing"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/weirdb/weir/internal/cell"
+	"github.com/weirdb/weir/internal/cpumeter"
 	"github.com/weirdb/weir/internal/hbasepb"
 )
 
@@ -77,3 +81,66 @@ func TestCallLent(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// BenchmarkLent measures scan-shaped calls over loopback TCP with
+// responses of 1 row (a YCSB read's size) and 100 rows (a workload-E
+// scan) of 10 cells × 100 B in a cellblock, 16 callers, the client
+// calling Call (a new frame and cell slice per response) or CallLent
+// (each caller reuses its cell slice and gives the frame back). Server
+// and client CPU together, per call.
+func BenchmarkLent(b *testing.B) {
+	for _, rows := range []int{1, 100} {
+		value := bytes.Repeat([]byte{0xAB}, 100)
+		var cells []cell.Cell
+		cpr := make([]uint32, rows)
+		for r := range rows {
+			row := fmt.Appendf(nil, "user%019d", r)
+			for f := range 10 {
+				cells = append(cells, cell.Cell{Row: row, Family: []byte("family"), Qualifier: fmt.Appendf(nil, "field%d", f),
+					Timestamp: 1, Type: cell.TypePut, Value: value})
+			}
+			cpr[r] = 10
+		}
+		block, err := AppendCellBlock(nil, cells)
+		if err != nil {
+			b.Fatal(err)
+		}
+		h := HandlerFunc(func(ctx context.Context, c *Call) (Response, error) {
+			return Response{Msg: &hbasepb.ScanResponse{CellsPerResult: cpr, MoreResults: proto.Bool(false)}, CellBlock: block}, nil
+		})
+		s := startServer(b, ServerConfig{Services: map[string]Handler{testService: h}})
+		c := dialT(b, s.addr, DialOptions{})
+		for _, lent := range []bool{false, true} {
+			name := fmt.Sprintf("rows=%d/call", rows)
+			if lent {
+				name = fmt.Sprintf("rows=%d/lent", rows)
+			}
+			b.Run(name, func(b *testing.B) {
+				b.ReportAllocs()
+				b.SetBytes(int64(len(block)))
+				b.SetParallelism(max(1, 16/runtime.GOMAXPROCS(0)))
+				stop := cpumeter.Start(b)
+				b.RunParallel(func(pb *testing.PB) {
+					var buf []cell.Cell
+					for pb.Next() {
+						var resp hbasepb.ScanResponse
+						var got []cell.Cell
+						var frame Frame
+						var err error
+						if lent {
+							got, frame, err = c.CallLent(context.Background(), 0, "Scan", &hbasepb.ScanRequest{}, nil, &resp, buf)
+							buf = got[:0]
+						} else {
+							got, err = c.Call(context.Background(), "Scan", &hbasepb.ScanRequest{}, nil, &resp)
+						}
+						if err != nil || len(got) != len(cells) || len(resp.CellsPerResult) != rows {
+							b.Fatalf("%d cells, %v", len(got), err)
+						}
+						frame.Release()
+					}
+				})
+				stop()
+			})
+		}
+	}
+}
