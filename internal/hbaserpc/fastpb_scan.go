@@ -28,36 +28,35 @@ func decodeScanResponseFast(b []byte, resp proto.Message) bool {
 	if !ok || !emptyScanResponse(sr) {
 		return false
 	}
-	var s fastScanScalars
-	var has [12]bool // by field number
-	var cpr []uint32
-	var partial []bool
+	s := new(fastScanScalars) // one allocation for every optional scalar
+	var (
+		scannerID, mvcc                      *uint64
+		ttl                                  *uint32
+		more, stale, moreInRegion, heartbeat *bool
+		cpr                                  []uint32
+		partial                              []bool
+	)
 	d := pbDecoder{b: b, repeated: 1<<1 | 1<<7}
 	for d.next() {
-		switch n := d.num; n {
+		switch d.num {
 		case 1:
 			ok = eachVarint(&d, func(v uint64) { cpr = append(cpr, uint32(v)) })
 		case 7:
 			ok = eachVarint(&d, func(v uint64) { partial = append(partial, v != 0) })
-		case 2, 3, 4, 6, 8, 9, 11:
-			v := d.varint()
-			has[n] = true
-			switch n {
-			case 2:
-				s.scannerID = v
-			case 3:
-				s.more = v != 0
-			case 4:
-				s.ttl = uint32(v)
-			case 6:
-				s.stale = v != 0
-			case 8:
-				s.moreInRegion = v != 0
-			case 9:
-				s.heartbeat = v != 0
-			case 11:
-				s.mvcc = v
-			}
+		case 2:
+			s.scannerID, scannerID = d.varint(), &s.scannerID
+		case 3:
+			s.more, more = d.varint() != 0, &s.more
+		case 4:
+			s.ttl, ttl = uint32(d.varint()), &s.ttl
+		case 6:
+			s.stale, stale = d.varint() != 0, &s.stale
+		case 8:
+			s.moreInRegion, moreInRegion = d.varint() != 0, &s.moreInRegion
+		case 9:
+			s.heartbeat, heartbeat = d.varint() != 0, &s.heartbeat
+		case 11:
+			s.mvcc, mvcc = d.varint(), &s.mvcc
 		default:
 			return false
 		}
@@ -68,29 +67,9 @@ func decodeScanResponseFast(b []byte, resp proto.Message) bool {
 	if d.bad {
 		return false
 	}
-	p := &s
 	sr.CellsPerResult, sr.PartialFlagPerResult = cpr, partial
-	if has[2] {
-		sr.ScannerId = &p.scannerID
-	}
-	if has[3] {
-		sr.MoreResults = &p.more
-	}
-	if has[4] {
-		sr.Ttl = &p.ttl
-	}
-	if has[6] {
-		sr.Stale = &p.stale
-	}
-	if has[8] {
-		sr.MoreResultsInRegion = &p.moreInRegion
-	}
-	if has[9] {
-		sr.HeartbeatMessage = &p.heartbeat
-	}
-	if has[11] {
-		sr.MvccReadPoint = &p.mvcc
-	}
+	sr.ScannerId, sr.MoreResults, sr.Ttl, sr.Stale = scannerID, more, ttl, stale
+	sr.MoreResultsInRegion, sr.HeartbeatMessage, sr.MvccReadPoint = moreInRegion, heartbeat, mvcc
 	return true
 }
 
