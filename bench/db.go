@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/weirdb/weir/client"
@@ -145,14 +144,19 @@ func (d *hbaseDB) Read(ctx context.Context, key []byte, fields [][]byte) Status 
 			g.AddColumn(d.b.family, f)
 		}
 	}
-	r, err := d.b.table.Get(ctx, g)
+	// The Result is only looked at here, so it is borrowed (GetFunc):
+	// the client reuses its buffers instead of allocating per read.
+	st := StatusOK
+	err := d.b.table.GetFunc(ctx, g, func(r *client.Result) error {
+		if len(r.Cells) == 0 {
+			st = StatusNotFound
+		}
+		return nil
+	})
 	if err != nil {
 		return StatusError
 	}
-	if len(r.Cells) == 0 {
-		return StatusNotFound
-	}
-	return StatusOK
+	return st
 }
 
 func (d *hbaseDB) Scan(ctx context.Context, start []byte, count int, fields [][]byte) Status {
@@ -164,20 +168,30 @@ func (d *hbaseDB) Scan(ctx context.Context, start []byte, count int, fields [][]
 			s.AddColumn(d.b.family, f)
 		}
 	}
-	sc := d.b.table.Scan(ctx, s)
-	defer sc.Close()
-	for n := 0; n < count; n++ {
-		if _, err := sc.Next(); err == io.EOF {
-			break
-		} else if err != nil {
-			return StatusError
+	// YCSB's binding reads up to count rows; the Results are borrowed
+	// (ScanFunc), so each batch reuses the previous one's buffers.
+	if count <= 0 {
+		return StatusOK // nothing to read (the scanner was never used)
+	}
+	n := 0
+	err := d.b.table.ScanFunc(ctx, s, func(*client.Result) error {
+		if n++; n >= count {
+			return client.ErrStopScan
 		}
+		return nil
+	})
+	if err != nil {
+		return StatusError
 	}
 	return StatusOK
 }
 
 func (d *hbaseDB) put(ctx context.Context, key []byte, fields, values [][]byte) Status {
-	p := client.NewPut(append([]byte(nil), key...))
+	row := key
+	if d.buffering { // the Put outlives the call; the caller reuses key
+		row = append([]byte(nil), key...)
+	}
+	p := client.NewPut(row).Grow(len(fields))
 	size := int64(len(key))
 	for i, f := range fields {
 		p.AddColumn(d.b.family, f, values[i])

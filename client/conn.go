@@ -192,32 +192,47 @@ func (c *Conn) isClosed() bool {
 // connection is dropped from the pool.
 func (c *Conn) call(ctx context.Context, addr, service, method string, req proto.Message, reqCells []cell.Cell,
 	resp proto.Message, respCells *[]cell.Cell) error {
+	cells, _, err := c.invoke(ctx, addr, service, method, req, reqCells, resp, false, nil)
+	if err == nil && respCells != nil {
+		*respCells = cells
+	}
+	return err
+}
+
+// invoke is call returning the response cells; with lend, the response
+// is decoded into cellBuf's array when large enough and its frame is lent
+// (hbaserpc.ClientConn.CallLent), to be released by the caller.
+func (c *Conn) invoke(ctx context.Context, addr, service, method string, req proto.Message, reqCells []cell.Cell,
+	resp proto.Message, lend bool, cellBuf []cell.Cell) ([]cell.Cell, hbaserpc.Frame, error) {
 	if c.isClosed() {
-		return ErrClosed
+		return nil, hbaserpc.Frame{}, ErrClosed
 	}
 	timeout, ok := c.rpcTimeout(ctx)
 	if !ok {
-		return fmt.Errorf("%s.%s on %s: %w", service, method, addr, context.DeadlineExceeded)
+		return nil, hbaserpc.Frame{}, fmt.Errorf("%s.%s on %s: %w", service, method, addr, context.DeadlineExceeded)
 	}
 	cc, err := c.pool.get(ctx, addr, service)
 	if err != nil {
-		return err
+		return nil, hbaserpc.Frame{}, err
 	}
-	cells, err := cc.CallTimeout(ctx, timeout, method, req, reqCells, resp)
+	var cells []cell.Cell
+	var frame hbaserpc.Frame
+	if lend {
+		cells, frame, err = cc.CallLent(ctx, timeout, method, req, reqCells, resp, cellBuf)
+	} else {
+		cells, err = cc.CallTimeout(ctx, timeout, method, req, reqCells, resp)
+	}
 	if err != nil {
 		var he *hbaserpc.Error
 		if !errors.As(err, &he) || he.IsFatal() {
 			c.pool.drop(addr, service, cc)
 		}
 		if c.isClosed() {
-			return ErrClosed
+			return nil, hbaserpc.Frame{}, ErrClosed
 		}
-		return fmt.Errorf("%s.%s on %s: %w", service, method, addr, remote(err))
+		return nil, hbaserpc.Frame{}, fmt.Errorf("%s.%s on %s: %w", service, method, addr, remote(err))
 	}
-	if respCells != nil {
-		*respCells = cells
-	}
-	return nil
+	return cells, frame, nil
 }
 
 // retry runs attempt until it succeeds, fails for good, runs out of

@@ -156,12 +156,22 @@ func newResult(cells []cell.Cell, partial bool) *Result {
 }
 
 // scanResults reads a ScanResponse's results: from the cellblock by
-// cells_per_result when present, else from the inline results.
-func scanResults(resp *hbasepb.ScanResponse, cells []cell.Cell) ([]*Result, error) {
+// cells_per_result when present, else from the inline results. With
+// reuse (a lending scanner), the Results of the previous batch, no longer
+// in use, are overwritten.
+func scanResults(resp *hbasepb.ScanResponse, cells []cell.Cell, reuse *lentScan) ([]*Result, error) {
 	if cpr := resp.GetCellsPerResult(); len(cpr) > 0 {
 		// The batch's Results in one allocation, not one per row.
-		out := make([]*Result, len(cpr))
-		slab := make([]Result, len(cpr))
+		var out []*Result
+		var slab []Result
+		if reuse != nil && cap(reuse.slab) >= len(cpr) {
+			out, slab = reuse.results[:len(cpr)], reuse.slab[:len(cpr)]
+		} else {
+			out, slab = make([]*Result, len(cpr)), make([]Result, len(cpr))
+			if reuse != nil {
+				reuse.results, reuse.slab = out, slab
+			}
+		}
 		partial := resp.GetPartialFlagPerResult()
 		for i, n := range cpr {
 			if int(n) > len(cells) {

@@ -149,6 +149,10 @@ type Scanner struct {
 	lastRow []byte // last complete row returned
 	done    bool
 	err     error
+
+	// lend, set by ScanFunc, makes the scanner reuse each batch's
+	// buffers for the next: its Results are valid until the next fetch.
+	lend *lentScan
 }
 
 // Scan starts a scan. No RPC is made until the first Next; ctx bounds the
@@ -184,6 +188,9 @@ func (sc *Scanner) Close() error {
 	sc.done = true
 	sc.buf = nil
 	sc.closeServer()
+	if sc.lend != nil {
+		sc.lend.release()
+	}
 	return nil
 }
 
@@ -203,6 +210,11 @@ func (sc *Scanner) closeServer() {
 func (sc *Scanner) fetch() error {
 	ctx, cancel := sc.t.c.opContext(sc.ctx)
 	defer cancel()
+	if sc.lend != nil {
+		// The previous batch's Results have all been handed out and
+		// their callbacks have returned.
+		sc.lend.release()
+	}
 	var resp *hbasepb.ScanResponse
 	var cells []cell.Cell
 	err := sc.t.c.retry(ctx, "scan", func(ctx context.Context) error {
@@ -223,7 +235,7 @@ func (sc *Scanner) fetch() error {
 	if err != nil {
 		return fmt.Errorf("client: scan %s: %w", sc.t.name, err)
 	}
-	results, err := scanResults(resp, cells)
+	results, err := scanResults(resp, cells, sc.lend)
 	if err != nil {
 		return err
 	}
@@ -238,6 +250,10 @@ func (sc *Scanner) fetch() error {
 		if !r.Partial {
 			sc.rows++
 			sc.lastRow = r.Row
+			if sc.lend != nil { // r.Row lives in the lent frame
+				sc.lend.lastRow = append(sc.lend.lastRow[:0], r.Row...)
+				sc.lastRow = sc.lend.lastRow
+			}
 		}
 	}
 	inRegion := resp.MoreResultsInRegion == nil || resp.GetMoreResultsInRegion()
@@ -304,13 +320,12 @@ func (sc *Scanner) call(ctx context.Context) (*hbasepb.ScanResponse, []cell.Cell
 	if sc.scannerID != nil {
 		req.ScannerId = sc.scannerID
 		req.NextCallSeq = proto.Uint64(sc.seq)
-		var resp hbasepb.ScanResponse
-		var cells []cell.Cell
-		if err := sc.t.c.call(ctx, sc.loc.server, svcClient, "Scan", req, nil, &resp, &cells); err != nil {
+		resp, cells, err := sc.invoke(ctx, sc.loc.server, req)
+		if err != nil {
 			return nil, nil, err
 		}
 		sc.seq++
-		return &resp, cells, nil
+		return resp, cells, nil
 	}
 	var l *regionLoc
 	var err error
@@ -327,11 +342,28 @@ func (sc *Scanner) call(ctx context.Context) (*hbasepb.ScanResponse, []cell.Cell
 		return nil, nil, err
 	}
 	req.Region = l.spec()
-	var resp hbasepb.ScanResponse
-	var cells []cell.Cell
-	if err := sc.t.c.call(ctx, l.server, svcClient, "Scan", req, nil, &resp, &cells); err != nil {
+	resp, cells, err := sc.invoke(ctx, l.server, req)
+	if err != nil {
 		return nil, nil, err
 	}
 	sc.seq = 0
+	return resp, cells, nil
+}
+
+// invoke sends one ScanRequest to server; a lending scanner keeps the
+// response's frame and cells for reuse.
+func (sc *Scanner) invoke(ctx context.Context, server string, req *hbasepb.ScanRequest) (*hbasepb.ScanResponse, []cell.Cell, error) {
+	var resp hbasepb.ScanResponse
+	var cellBuf []cell.Cell
+	if sc.lend != nil {
+		cellBuf = sc.lend.cells
+	}
+	cells, frame, err := sc.t.c.invoke(ctx, server, svcClient, "Scan", req, nil, &resp, sc.lend != nil, cellBuf)
+	if err != nil {
+		return nil, nil, err
+	}
+	if sc.lend != nil {
+		sc.lend.keep(cells, frame)
+	}
 	return &resp, cells, nil
 }

@@ -55,6 +55,12 @@ func (t *Table) onRegion(ctx context.Context, what string, row []byte, fn func(c
 // Get reads one row. A row with nothing to return gives a Result with no
 // cells and Exists false.
 func (t *Table) Get(ctx context.Context, g *Get) (*Result, error) {
+	return t.get(ctx, g, nil)
+}
+
+// get is Get; with lg, the response is lent (GetFunc) and lg keeps its
+// frame and cells.
+func (t *Table) get(ctx context.Context, g *Get, lg *lentGet) (*Result, error) {
 	pb, err := getPB(g)
 	if err != nil {
 		return nil, err
@@ -62,13 +68,21 @@ func (t *Table) Get(ctx context.Context, g *Get) (*Result, error) {
 	var res *Result
 	err = t.onRegion(ctx, "get", g.row, func(ctx context.Context, l *regionLoc) error {
 		var resp hbasepb.GetResponse
-		var cells []cell.Cell
-		if err := t.c.call(ctx, l.server, svcClient, "Get", &hbasepb.GetRequest{Region: l.spec(), Get: pb}, nil, &resp, &cells); err != nil {
+		var cellBuf []cell.Cell
+		if lg != nil {
+			cellBuf = lg.cells
+		}
+		cells, frame, err := t.c.invoke(ctx, l.server, svcClient, "Get", &hbasepb.GetRequest{Region: l.spec(), Get: pb}, nil, &resp, lg != nil, cellBuf)
+		if err != nil {
 			return err
 		}
 		r, _, err := resultFromPB(resp.GetResult(), cells)
 		if err != nil {
+			frame.Release()
 			return permanent(err)
+		}
+		if lg != nil {
+			lg.keep(cells, frame)
 		}
 		res = r
 		return nil

@@ -72,6 +72,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	master := fs.String("master", "127.0.0.1:16000", "master address (host:port, comma separated for several)")
 	user := fs.String("user", os.Getenv("USER"), "user name (tenant) the server sees")
 	asJSON := fs.Bool("json", false, "print the report as JSON instead of YCSB's text format")
+	cpuProfile := fs.String("cpuprofile", "", "write the driver's own CPU profile (Go pprof format) to this file")
 	fs.Usage = func() { fmt.Fprint(stderr, benchUsage+"\nflags:\n"); fs.PrintDefaults() }
 	if err := fs.Parse(args[1:]); err != nil {
 		return 2
@@ -116,6 +117,13 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	tuneGC()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if *cpuProfile != "" {
+		stopProfile, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			return fail(err)
+		}
+		defer stopProfile()
+	}
 	rep, err := bench.Run(ctx, cfg)
 	if err != nil {
 		return fail(err)

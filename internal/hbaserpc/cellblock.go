@@ -138,6 +138,12 @@ func cellLen(b []byte, off, idx int) (int, error) {
 // malformed block yields a *CellBlockError. The type byte is passed through
 // unchecked (see cell.Type.Valid).
 func DecodeCellBlock(b []byte, maxCells int) ([]cell.Cell, error) {
+	return decodeCellBlockInto(nil, b, maxCells)
+}
+
+// decodeCellBlockInto is DecodeCellBlock into dst's array when it is large
+// enough (a lending caller's reused slice), else into a new one.
+func decodeCellBlockInto(dst []cell.Cell, b []byte, maxCells int) ([]cell.Cell, error) {
 	if len(b) == 0 {
 		return nil, nil
 	}
@@ -151,7 +157,10 @@ func DecodeCellBlock(b []byte, maxCells int) ([]cell.Cell, error) {
 	if maxCells > 0 {
 		est = min(est, maxCells)
 	}
-	cells := make([]cell.Cell, 0, est)
+	cells := dst[:0]
+	if cap(cells) < est {
+		cells = make([]cell.Cell, 0, est)
+	}
 	for off := 0; off < len(b); {
 		i := len(cells)
 		l, err := cellLen(b, off, i)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/weirdb/weir/internal/cell"
 	"github.com/weirdb/weir/internal/hbasepb"
@@ -50,9 +51,7 @@ func TestResponseCellBlock(t *testing.T) {
 	if got := resp.GetCellsPerResult(); len(got) != 1 || got[0] != 2 {
 		t.Fatalf("cells per result %v", got)
 	}
-	if n := rel.n.Load(); n != 1 {
-		t.Fatalf("Release called %d times, want 1", n)
-	}
+	waitReleases(t, &rel, 1)
 
 	both.Store(true)
 	if _, err := c.Call(context.Background(), "Scan", &hbasepb.ScanRequest{}, nil, &resp); err == nil {
@@ -63,8 +62,19 @@ func TestResponseCellBlock(t *testing.T) {
 	if _, err := nc.Call(context.Background(), "Scan", &hbasepb.ScanRequest{}, nil, &resp); err == nil {
 		t.Fatal("a cellblock was sent on a connection without a codec")
 	}
-	if n := rel.n.Load(); n != 3 {
-		t.Fatalf("Release called %d times after 3 calls", n)
+	waitReleases(t, &rel, 3)
+}
+
+// waitReleases waits for the server to have released n responses: it
+// does so once the writer has taken the frame, which can be after the
+// client has read it.
+func waitReleases(t *testing.T, rel *releaseCounter, n int32) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); rel.n.Load() < n && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+	if got := rel.n.Load(); got != n {
+		t.Fatalf("Release called %d times, want %d", got, n)
 	}
 }
 

@@ -81,7 +81,10 @@ type pendingCall struct {
 type clientResult struct {
 	hdr  responseHeader
 	body []byte // after the header: delimited message and cellblock
-	err  error
+	// frame holds body when it came from the response pool (respbuf.go):
+	// CallLent lends it, Call leaves it to the caller.
+	frame Frame
+	err   error
 }
 
 // Dial connects to addr and sends the preamble and ConnectionHeader. ctx
@@ -213,8 +216,18 @@ func (c *ClientConn) Call(ctx context.Context, method string, req proto.Message,
 // first. It costs no timer per call, unlike a context.WithTimeout around
 // Call: the connection's expiry goroutine watches every call's timeout.
 func (c *ClientConn) CallTimeout(ctx context.Context, timeout time.Duration, method string, req proto.Message, reqCells []cell.Cell, resp proto.Message) ([]cell.Cell, error) {
+	r, err := c.roundTrip(ctx, timeout, method, req, reqCells)
+	if err != nil {
+		return nil, err
+	}
+	return decodeResponse(r.hdr, r.body, resp)
+}
+
+// roundTrip sends one request and waits for its response (CallTimeout
+// without the decoding).
+func (c *ClientConn) roundTrip(ctx context.Context, timeout time.Duration, method string, req proto.Message, reqCells []cell.Cell) (clientResult, error) {
 	if len(reqCells) > 0 && !c.codec {
-		return nil, errors.New("hbaserpc: request cells on a connection without cellblocks")
+		return clientResult{}, errors.New("hbaserpc: request cells on a connection without cellblocks")
 	}
 	hdr := requestHeader{method: method}
 	p := pendingCall{method: method}
@@ -230,7 +243,7 @@ func (c *ClientConn) CallTimeout(ctx context.Context, timeout time.Duration, met
 	if hasDeadline {
 		ms := until.Milliseconds()
 		if ms <= 0 {
-			return nil, context.DeadlineExceeded
+			return clientResult{}, context.DeadlineExceeded
 		}
 		hdr.timeoutMs = uint32(min(ms, int64(^uint32(0)>>1)))
 	}
@@ -239,7 +252,7 @@ func (c *ClientConn) CallTimeout(ctx context.Context, timeout time.Duration, met
 	id, err := c.register(p)
 	if err != nil {
 		putResultChan(ch)
-		return nil, err
+		return clientResult{}, err
 	}
 	hdr.callID = id
 	fb := getFrameBuf()
@@ -248,7 +261,7 @@ func (c *ClientConn) CallTimeout(ctx context.Context, timeout time.Duration, met
 		if c.unregister(id) {
 			putResultChan(ch)
 		}
-		return nil, fmt.Errorf("hbaserpc: encoding %s request: %w", method, err)
+		return clientResult{}, fmt.Errorf("hbaserpc: encoding %s request: %w", method, err)
 	}
 	c.w.write(fb.b)
 	putFrameBuf(fb)
@@ -260,12 +273,12 @@ func (c *ClientConn) CallTimeout(ctx context.Context, timeout time.Duration, met
 		if c.unregister(id) {
 			putResultChan(ch)
 		}
-		return nil, ctx.Err()
+		return clientResult{}, ctx.Err()
 	}
 	if r.err != nil {
-		return nil, r.err
+		return clientResult{}, r.err
 	}
-	return decodeResponse(r.hdr, r.body, resp)
+	return r, nil
 }
 
 // resultChans recycles the channels calls wait on. A channel goes back only
@@ -315,6 +328,12 @@ func (c *ClientConn) unregister(id uint32) bool {
 
 // decodeResponse decodes what follows a response header.
 func decodeResponse(hdr responseHeader, body []byte, resp proto.Message) ([]cell.Cell, error) {
+	return decodeResponseInto(hdr, body, resp, nil)
+}
+
+// decodeResponseInto is decodeResponse with the cells decoded into
+// cellBuf's array when it is large enough.
+func decodeResponseInto(hdr responseHeader, body []byte, resp proto.Message, cellBuf []cell.Cell) ([]cell.Cell, error) {
 	if hdr.exception != nil {
 		return nil, remoteError(hdr.exception)
 	}
@@ -322,7 +341,7 @@ func decodeResponse(hdr responseHeader, body []byte, resp proto.Message) ([]cell
 	if err != nil {
 		return nil, fmt.Errorf("hbaserpc: response message: %w", err)
 	}
-	if resp != nil && !decodeResponseFast(mb, resp) {
+	if resp != nil && !decodeResponseFast(mb, resp) && !decodeScanResponseFast(mb, resp) {
 		if err := proto.Unmarshal(mb, resp); err != nil {
 			return nil, fmt.Errorf("hbaserpc: unmarshalling %s: %w", resp.ProtoReflect().Descriptor().FullName(), err)
 		}
@@ -333,7 +352,7 @@ func decodeResponse(hdr responseHeader, body []byte, resp proto.Message) ([]cell
 	if len(rest) == 0 {
 		return nil, nil
 	}
-	return DecodeCellBlock(rest, 0)
+	return decodeCellBlockInto(cellBuf, rest, 0)
 }
 
 func remoteError(exc *hbasepb.ExceptionResponse) *Error {
@@ -350,7 +369,7 @@ func (c *ClientConn) readLoop() {
 	defer c.wg.Done()
 	br := newReader(c.nc)
 	for {
-		frame, err := readResponseFrame(br, c.maxResp)
+		frame, box, err := readResponseFrame(br, c.maxResp)
 		if err != nil {
 			c.fail(err)
 			return
@@ -372,7 +391,9 @@ func (c *ClientConn) readLoop() {
 		delete(c.mu.pending, id)
 		c.mu.Unlock()
 		if ok { // else an abandoned call
-			p.ch <- clientResult{hdr: hdr, body: body}
+			p.ch <- clientResult{hdr: hdr, body: body, frame: Frame{box}}
+		} else {
+			Frame{box}.Release()
 		}
 	}
 }

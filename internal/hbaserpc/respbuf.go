@@ -1,0 +1,72 @@
+package hbaserpc
+
+import (
+	"sort"
+	"sync"
+)
+
+// Response frame buffers, pooled by size class for callers that lend them
+// (CallLent): a lent frame goes back once its caller is done with it, so a
+// client that reads many responses (a YCSB driver's scans: 100 KB and more
+// per call) neither allocates nor zeroes a frame per call. Frames that
+// Call returns belong to their caller and never come back; for those the
+// pool costs a miss and rounds the allocation up to a class (at most 25%).
+//
+// Classes are four per doubling (1, 1.25, 1.5 and 1.75 × 2^k) from
+// respPoolMin to maxTrustedResponseAlloc. A buffer is taken from the class
+// of the smallest size that holds the frame and put back into the class
+// of the largest size its capacity holds, so every buffer in a class is at
+// least the class's size.
+
+// respPoolMin is the smallest frame read into a pooled buffer; smaller
+// ones (mutation acknowledgements, short Gets) cost little to allocate.
+const respPoolMin = 1 << 10
+
+var (
+	respClassSizes = func() []int {
+		var s []int
+		for base := respPoolMin; base < maxTrustedResponseAlloc; base *= 2 {
+			s = append(s, base, base+base/4, base+base/2, base+3*base/4)
+		}
+		return append(s, maxTrustedResponseAlloc)
+	}()
+	respPools = make([]sync.Pool, len(respClassSizes))
+)
+
+// getRespBuf returns a buffer of capacity at least n (respPoolMin <= n <=
+// maxTrustedResponseAlloc), pooled or new.
+func getRespBuf(n int) *[]byte {
+	i := sort.SearchInts(respClassSizes, n)
+	if box, ok := respPools[i].Get().(*[]byte); ok {
+		return box
+	}
+	b := make([]byte, respClassSizes[i])
+	return &b
+}
+
+// putRespBuf gives a buffer back to its pool. Nothing may use it after.
+func putRespBuf(box *[]byte) {
+	c := cap(*box)
+	if c < respPoolMin || c > maxTrustedResponseAlloc {
+		return
+	}
+	i := sort.SearchInts(respClassSizes, c)
+	if respClassSizes[i] > c {
+		i-- // the largest class c holds
+	}
+	*box = (*box)[:cap(*box)]
+	respPools[i].Put(box)
+}
+
+// Frame is a response frame lent by CallLent: the cells and any bytes the
+// response message aliases live in it until Release.
+type Frame struct{ box *[]byte }
+
+// Release gives the frame's buffer back for reuse. The caller must not
+// touch anything decoded from the response after it, nor release twice.
+// Releasing the zero Frame does nothing.
+func (f Frame) Release() {
+	if f.box != nil {
+		putRespBuf(f.box)
+	}
+}
