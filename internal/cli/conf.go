@@ -35,7 +35,7 @@ func (c confFlag) Set(v string) error {
 	return nil
 }
 
-const confUsage = "configuration key=value, repeatable: hbase.regionserver.handler.count, weir.regionserver.high.priority.handler.count, hbase.quota.default.user.machine.{read,write,request}.{num,size}, hbase.quota.default.user.machine.request.handler.usage.ms"
+const confUsage = "configuration key=value, repeatable: hbase.regionserver.handler.count, weir.storage.block.cache.size, weir.regionserver.high.priority.handler.count, hbase.quota.default.user.machine.{read,write,request}.{num,size}, hbase.quota.default.user.machine.request.handler.usage.ms"
 
 // registerConf adds -D and its long form --conf to fs.
 func registerConf(fs *flag.FlagSet) confFlag {
@@ -70,6 +70,9 @@ type serverConf struct {
 	// highHandlers is weir.regionserver.high.priority.handler.count (0:
 	// default, -1: none).
 	highHandlers int
+	// blockCacheSize is weir.storage.block.cache.size, the region server
+	// store's block cache in bytes (0: storage's default).
+	blockCacheSize int64
 }
 
 // parse checks every key and value; an unknown key or a bad value is an
@@ -87,6 +90,14 @@ func (c confFlag) parse() (serverConf, error) {
 			if n == 0 {
 				sc.highHandlers = -1 // none; 0 in regionserver.Config means the default
 			}
+			continue
+		}
+		if k == "weir.storage.block.cache.size" {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n < 1<<20 {
+				return sc, fmt.Errorf("-D %s=%s: want a block cache size in bytes, at least 1048576", k, v)
+			}
+			sc.blockCacheSize = n
 			continue
 		}
 		if k == "hbase.regionserver.handler.count" {

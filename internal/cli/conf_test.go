@@ -16,6 +16,7 @@ func TestConfFlag(t *testing.T) {
 		"hbase.quota.default.user.machine.request.num=-1",
 		"hbase.regionserver.handler.count=8",
 		"weir.regionserver.high.priority.handler.count=0",
+		"weir.storage.block.cache.size=2147483648",
 	} {
 		if err := c.Set(kv); err != nil {
 			t.Fatal(err)
@@ -36,6 +37,9 @@ func TestConfFlag(t *testing.T) {
 	if sc.handlerCount != 8 || sc.highHandlers != -1 {
 		t.Fatalf("handlers %d, high %d", sc.handlerCount, sc.highHandlers)
 	}
+	if sc.blockCacheSize != 2<<30 {
+		t.Fatalf("block cache size %d, want 2 GiB", sc.blockCacheSize)
+	}
 
 	for _, tc := range []struct{ kv, want string }{
 		{"hbase.quota.default.user.machine.read.number=5", "unknown configuration key"},
@@ -43,6 +47,8 @@ func TestConfFlag(t *testing.T) {
 		{"hbase.quota.default.user.machine.read.num=1.5", "read.num=1.5"},
 		{"hbase.regionserver.handler.count=0", "handler.count=0"},
 		{"no.such.key=1", "no.such.key"},
+		{"weir.storage.block.cache.size=1000", "block.cache.size=1000"},
+		{"weir.storage.block.cache.size=1g", "block.cache.size=1g"},
 	} {
 		c := confFlag{}
 		if err := c.Set(tc.kv); err != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/weirdb/weir/internal/master"
 	"github.com/weirdb/weir/internal/quota"
 	"github.com/weirdb/weir/internal/regionserver"
+	"github.com/weirdb/weir/internal/storage"
 )
 
 // common flags of the long-running commands.
@@ -249,6 +250,7 @@ func runRegionServer(args []string, stdout, stderr io.Writer) int {
 			QuotaDisabled: !*quotaEnabled, QuotaMode: mode, QuotaMachinePerInstance: !*quotaPerHost,
 			Split:            regionserver.SplitConfig{MaxFileSize: *maxFileSize},
 			QuotaDefaultUser: sc.defaultUser, HandlerCount: sc.handlerCount,
+			Storage:              storage.Options{CacheSize: sc.blockCacheSize},
 			HighPriorityHandlers: sc.highHandlers,
 			SpaceReportPeriod:    *spacePeriod,
 		})

@@ -7,11 +7,13 @@ import (
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/weirdb/weir/internal/cpumeter"
 )
 
 // BenchmarkCommit measures one-key batch commits of 1 KiB values on a real
 // directory: SyncWAL with one writer (one fsync per commit) and with 32
-// concurrent writers (group commit shares fsyncs), and AsyncWAL.
+// concurrent writers (group commit shares fsyncs), and AsyncWAL, with the
+// process CPU and the WAL fsyncs per commit.
 func BenchmarkCommit(b *testing.B) {
 	value := make([]byte, 1<<10)
 	for i := range value {
@@ -38,13 +40,16 @@ func BenchmarkCommit(b *testing.B) {
 		writers int
 	}{
 		{"SyncWAL/writers=1", SyncWAL, 1},
+		{"SyncWAL/writers=16", SyncWAL, 16},
 		{"SyncWAL/writers=32", SyncWAL, 32},
 		{"AsyncWAL/writers=1", AsyncWAL, 1},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			e := open(b)
+			fsyncs := e.Metrics().WALFsync.Count
 			b.SetBytes(int64(len(value)))
 			b.ReportAllocs()
+			stop := cpumeter.Start(b)
 			if tc.writers == 1 {
 				key := make([]byte, 0, 16)
 				i := 0
@@ -67,7 +72,9 @@ func BenchmarkCommit(b *testing.B) {
 					}
 				})
 			}
+			stop()
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "commits/s")
+			b.ReportMetric(float64(e.Metrics().WALFsync.Count-fsyncs)/float64(b.N), "fsyncs/op")
 		})
 	}
 }

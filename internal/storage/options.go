@@ -17,7 +17,7 @@ type Options struct {
 	// FS is the filesystem all I/O goes through. Default: the OS's. Tests
 	// pass a memory FS, a crashable one or an error-injecting wrapper.
 	FS vfs.FS
-	// CacheSize is the block cache size in bytes. Default 256 MiB.
+	// CacheSize is the block cache size in bytes. Default 1 GiB.
 	CacheSize int64
 	// MemTableSize is the size of one memtable in bytes. Default 64 MiB.
 	MemTableSize uint64
@@ -58,7 +58,7 @@ func (o *Options) EnsureDefaults() {
 		o.FS = vfs.Default
 	}
 	if o.CacheSize == 0 {
-		o.CacheSize = 256 << 20
+		o.CacheSize = 1 << 30
 	}
 	if o.MemTableSize == 0 {
 		o.MemTableSize = 64 << 20
