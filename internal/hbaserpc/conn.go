@@ -364,12 +364,13 @@ func (c *conn) enqueueError(id uint32, e *Error) {
 
 // send writes a response frame (an empty one only releases its slot) and
 // returns fb to the pool.
-func (c *conn) send(fb *frameBuf) { c.sendParts(fb, nil) }
+func (c *conn) send(fb *frameBuf) { c.sendParts(fb, nil, false) }
 
-// sendParts is send of a frame whose last tail bytes are not in fb.
-func (c *conn) sendParts(fb *frameBuf, tail []byte) {
+// sendParts is send of a frame whose last tail bytes are not in fb; alone
+// is Call.WriteAlone.
+func (c *conn) sendParts(fb *frameBuf, tail []byte, alone bool) {
 	if len(fb.b) > 0 {
-		c.w.writeParts(fb.b, tail)
+		c.w.writeParts(fb.b, tail, alone)
 	} else {
 		c.releaseSlots(1)
 	}
@@ -398,6 +399,7 @@ func (c *conn) dispatch(frame []byte) bool {
 	call.User = c.user
 	call.Remote = c.remote
 	call.CellBlocks = c.codec
+	call.conn = c
 	if len(cb) > 0 {
 		if !c.codec {
 			c.enqueueError(id, &Error{Class: DoNotRetryIOException, DoNotRetry: true,
@@ -466,11 +468,43 @@ func (c *conn) callLoop(call *Call) {
 
 var emptyMsg = &emptypb.Empty{}
 
-// serveCall runs the handler and queues its response.
+// serveCall runs the handler and queues its response, unless the handler
+// sent it itself (Call.Respond).
 func (c *conn) serveCall(call *Call) {
 	defer c.calls.Done()
 	resp, err := c.invoke(call)
 	c.s.serving.Add(-1)
+	if call.responded {
+		if resp.Release != nil {
+			resp.Release.Release()
+		}
+		return
+	}
+	c.respond(call, resp, err)
+}
+
+// Respond encodes and writes the call's response on the calling goroutine,
+// before the handler returns, and reports whether it did; the handler's
+// own return value is then dropped (a handler that panics afterwards is
+// logged, and its error not sent). It lets a handler that runs the call's
+// work on a thread of its choosing (the region server runs LOW-priority
+// reads on niced threads) run the response's encoding and write there too.
+// It returns false, sending nothing, for a Call that did not come from a
+// connection (made by hand in tests) or was answered already: the caller
+// then returns the response from Serve. It must be called from the
+// handler's Serve, or from a goroutine Serve waits for.
+func (call *Call) Respond(resp Response, err error) bool {
+	if call.conn == nil || call.responded {
+		return false
+	}
+	call.responded = true
+	call.conn.respond(call, resp, err)
+	return true
+}
+
+// respond encodes resp (or err) as call's response frame, queues it on the
+// writer and releases resp's buffers.
+func (c *conn) respond(call *Call, resp Response, err error) {
 	fb := getFrameBuf()
 	var tail []byte // the frame's end, not copied into fb: an encoded cellblock
 	if err == nil {
@@ -494,7 +528,7 @@ func (c *conn) serveCall(call *Call) {
 			fb.b = fb.b[:0]
 		}
 	}
-	c.sendParts(fb, tail)
+	c.sendParts(fb, tail, call.WriteAlone)
 	if resp.Release != nil {
 		resp.Release.Release() // the writer has copied the tail
 	}

@@ -41,8 +41,22 @@ type Call struct {
 	// KeyValueCodec, i.e. whether Response.Cells may be used.
 	CellBlocks bool
 
+	// WriteAlone, set by the handler (or a decorator in front of it)
+	// before the response is sent, makes the goroutine sending the
+	// response write it at once. By default it first yields its processor
+	// so that responses becoming ready at the same moment leave in one
+	// write syscall; that puts it at the back of the run queue, which a
+	// latency-critical call cannot afford when other work is runnable, and
+	// on a goroutine locked to its thread each yield hands the processor
+	// to another thread and back.
+	WriteAlone bool
+
 	ctx    context.Context    // ends at Deadline; nil: the connection's
 	cancel context.CancelFunc // non-nil for a context of the call's own
+	conn   *conn              // the connection the call came on; nil for a Call made by hand
+	// responded is set by Respond; the handler's return value is then
+	// dropped.
+	responded bool
 }
 
 // Response is a Handler's answer to a call.

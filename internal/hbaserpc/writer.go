@@ -98,11 +98,13 @@ func newFrameWriter(nc net.Conn, timeout time.Duration, written func(int), faile
 // write queues frame (copied; the caller keeps it) and, unless another
 // goroutine is flushing, writes it and whatever else is pending. It never
 // blocks on the peer.
-func (w *frameWriter) write(frame []byte) { w.writeParts(frame, nil) }
+func (w *frameWriter) write(frame []byte) { w.writeParts(frame, nil, false) }
 
 // writeParts is write of the frame head followed by tail (a response's
-// cellblock), which spares copying the tail into the head first.
-func (w *frameWriter) writeParts(head, tail []byte) {
+// cellblock), which spares copying the tail into the head first. alone
+// skips the yield that lets other ready frames join the first write
+// (Call.WriteAlone).
+func (w *frameWriter) writeParts(head, tail []byte, alone bool) {
 	w.mu.Lock()
 	if w.mu.err != nil {
 		w.mu.Unlock()
@@ -129,9 +131,11 @@ func (w *frameWriter) writeParts(head, tail []byte) {
 	// read, calls finishing on this connection) append their frames before
 	// the first write, so that they leave in it. With nothing else to run
 	// this returns at once.
-	w.mu.Unlock()
-	runtime.Gosched()
-	w.mu.Lock()
+	if !alone {
+		w.mu.Unlock()
+		runtime.Gosched()
+		w.mu.Lock()
+	}
 	w.flushInlineLocked()
 }
 

@@ -98,8 +98,11 @@ func TestFrameWriterConcurrent(t *testing.T) {
 		size      int
 		perWriter int
 		readDelay time.Duration
+		alone     bool // every other writer's frames skip the batching yield
 	}{
 		{name: "tcp/small", size: 64, perWriter: 40},
+		{name: "tcp/small-alone", size: 64, perWriter: 40, alone: true},
+		{name: "tcp/large-slow-peer-alone", size: 256 << 10, perWriter: 3, readDelay: 200 * time.Millisecond, alone: true},
 		{name: "tcp/large-slow-peer", size: 256 << 10, perWriter: 3, readDelay: 200 * time.Millisecond},
 		{name: "pipe/small", pipe: true, size: 64, perWriter: 40},
 	} {
@@ -129,7 +132,7 @@ func TestFrameWriterConcurrent(t *testing.T) {
 			for i := range writers {
 				wg.Go(func() {
 					for seq := range perWriter {
-						w.write(testFrame(i, seq, tc.size))
+						w.writeParts(testFrame(i, seq, tc.size), nil, tc.alone && i%2 == 1)
 					}
 				})
 			}

@@ -11,13 +11,14 @@ import (
 // share when both want the CPU, all of it when nothing else does).
 const lowNice = 19
 
-// lowPool runs LOW-priority reads on their own OS threads at nice lowNice,
-// so that the operating system, not only the slot scheduler, gives way to
-// HIGH work: a running LOW scan keeps its processor in Go's scheduler
-// (slots cannot preempt), but its thread loses the CPU at once to any
-// nice-0 thread that wants it (the server's threads serving HIGH calls,
-// and clients sharing the machine). Work-conserving: a niced thread runs
-// at full speed while nothing else wants the CPU.
+// lowPool runs LOW-priority reads on their own OS threads at nice lowNice
+// in the SCHED_IDLE policy (Linux; setThreadNice), so that the operating
+// system, not only the slot scheduler, gives way to HIGH work: a running
+// LOW scan keeps its processor in Go's scheduler (slots cannot preempt),
+// but its thread loses the CPU at once to any other thread that wakes
+// (the server's threads serving HIGH calls, and clients sharing the
+// machine). Work-conserving: such a thread runs at full speed while
+// nothing else wants the CPU.
 //
 // Workers start on demand, up to max at once, and stay (idle, parked)
 // until close; each locks its goroutine to its thread and never unlocks,

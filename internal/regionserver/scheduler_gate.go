@@ -42,6 +42,10 @@ func (g *quotaGate) serveAdmitted(ctx context.Context, c *hbaserpc.Call, req *qu
 		return hbaserpc.Response{}, err
 	}
 	defer sl.Release() // also when the handler panics
+	// A HIGH call's response is written at once, not after yielding the
+	// processor to batch it with others: the yield put the goroutine
+	// behind the LOW calls woken as the HIGH call left its slot.
+	c.WriteAlone = p == quota.PriorityHigh
 	return g.serveCharged(ctx, c, req, grant)
 }
 
@@ -66,7 +70,20 @@ func (g *quotaGate) serveLow(ctx context.Context, c *hbaserpc.Call, req *quota.R
 	// Copies, so that only this path's closure moves them to the heap,
 	// not the caller's variables on every call.
 	lreq, lgrant := *req, *grant
-	g.lowPool.run(func() { resp, err = g.serveCharged(ctx, c, &lreq, &lgrant) })
+	sent := false
+	g.lowPool.run(func() {
+		resp, err = g.serveCharged(ctx, c, &lreq, &lgrant)
+		// Encode and write the response here too, so that all of the
+		// call's CPU runs niced (at nice 0 on the connection's goroutine
+		// it competed with HIGH work), and without yielding first: on a
+		// goroutine locked to its thread a yield hands the processor to
+		// another thread and back.
+		c.WriteAlone = true
+		sent = c.Respond(resp, err)
+	})
+	if sent {
+		return hbaserpc.Response{}, nil
+	}
 	return resp, err
 }
 
