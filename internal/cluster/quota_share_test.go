@@ -74,16 +74,26 @@ func getters(t *testing.T, ctx context.Context, cl *testClient, user, table, row
 // as excess in a short window), at most 10 s, and until cond holds on the
 // row as well.
 func saturated(t *testing.T, rs *regionserver.RegionServer, user string, cond func(quota.Usage) bool) func() {
+	return bucketSpent(t, rs, "user "+user, func(u quota.Usage) bool {
+		return u.Subject == quota.UserSubject(user) && !u.Default && u.Type == quota.RequestNumber && u.Queued > 0 && cond(u)
+	})
+}
+
+// bucketSpent returns a warm-up for loadRateWhen that lasts until a
+// limiter row on rs that match accepts has spent its bucket, at most 10 s.
+func bucketSpent(t *testing.T, rs *regionserver.RegionServer, what string, match func(quota.Usage) bool) func() {
 	return func() {
 		deadline := time.Now().Add(10 * time.Second)
 		for time.Now().Before(deadline) {
-			if row, ok := usageRow(rs.QuotaUsage(), user); ok && row.Queued > 0 && row.Available < 0.05*row.Limit && cond(row) {
-				time.Sleep(300 * time.Millisecond) // a little longer: the sample is up to 200 ms old
-				return
+			for _, row := range rs.QuotaUsage() {
+				if match(row) && row.Available < 0.05*row.Limit {
+					time.Sleep(300 * time.Millisecond) // a little longer: the sample is up to 200 ms old
+					return
+				}
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
-		t.Errorf("user %s never saturated its limiter on %s: is the machine overloaded?", user, rs.Addr())
+		t.Errorf("%s never spent its limiter's bucket on %s: is the machine overloaded?", what, rs.Addr())
 	}
 }
 
