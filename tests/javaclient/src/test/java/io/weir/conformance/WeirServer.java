@@ -87,6 +87,29 @@ final class WeirServer implements AutoCloseable {
    */
   static WeirServer start(String name, int regionServers, List<String> extraArgs)
       throws IOException, InterruptedException {
+    // The ports are free when chosen but not held: another process (an outgoing connection's
+    // ephemeral port) can take one before weir binds it. Weir then exits at once, and a fresh
+    // choice of ports is tried.
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return startOnce(name, regionServers, extraArgs);
+      } catch (PortTakenException e) {
+        if (attempt == 3) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  /** Weir exited because a chosen port was taken before it could bind it. */
+  static final class PortTakenException extends IllegalStateException {
+    PortTakenException(String message) {
+      super(message);
+    }
+  }
+
+  private static WeirServer startOnce(String name, int regionServers, List<String> extraArgs)
+      throws IOException, InterruptedException {
     Path bin = binary();
     int[] ports = freePorts(3);
     Path dataDir = Files.createTempDirectory("weir-javaclient-" + name + "-");
@@ -122,8 +145,12 @@ final class WeirServer implements AutoCloseable {
     while (!logHasReadyLine(logFile)) {
       if (!p.isAlive()) {
         server.deleteDataDir();
-        throw new IllegalStateException("weir exited with status " + p.exitValue()
-            + " before printing '" + READY_PREFIX + "'; log " + logFile + ":\n" + tail(logFile));
+        String msg = "weir exited with status " + p.exitValue()
+            + " before printing '" + READY_PREFIX + "'; log " + logFile + ":\n" + tail(logFile);
+        if (msg.contains("address already in use")) {
+          throw new PortTakenException(msg);
+        }
+        throw new IllegalStateException(msg);
       }
       if (System.nanoTime() > deadline) {
         server.close();
