@@ -60,6 +60,12 @@ type PriorityStudyConfig struct {
 	// stand-in for a load generator on another machine, which competes
 	// for the server's cores hardly at all. 0: not niced.
 	NiceLow int
+	// IdleLow, with Command, also starts L's client in the SCHED_IDLE
+	// policy (`chrt --idle 0`): a nice-19 process still keeps a core it
+	// was given for its slice when H's client or the server wakes on it
+	// (the kernel's run-to-parity), a SCHED_IDLE one gives it up at
+	// once, as a client on another machine would never take it.
+	IdleLow bool
 	// Log receives progress lines (may be nil).
 	Log io.Writer
 }
@@ -268,11 +274,11 @@ func (c *PriorityStudyConfig) runPhase(ctx context.Context, high, low bool, d ti
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res.l, errL = c.runTenant(ctx, "T", prioUserLow, d, c.NiceLow)
+			res.l, errL = c.runTenant(ctx, "T", prioUserLow, d, c.NiceLow, c.IdleLow)
 		}()
 	}
 	if high {
-		res.h, errH = c.runTenant(ctx, "U", prioUserHigh, d, 0)
+		res.h, errH = c.runTenant(ctx, "U", prioUserHigh, d, 0, false)
 	}
 	wg.Wait()
 	res.wall = time.Since(start)
@@ -281,7 +287,7 @@ func (c *PriorityStudyConfig) runPhase(ctx context.Context, high, low bool, d ti
 
 // runTenant runs one tenant's YCSB client for d: in this process, or as
 // a child process (`weir bench run -json`) when c.Command is set.
-func (c *PriorityStudyConfig) runTenant(ctx context.Context, role, user string, d time.Duration, nice int) (tenantRun, error) {
+func (c *PriorityStudyConfig) runTenant(ctx context.Context, role, user string, d time.Duration, nice int, idle bool) (tenantRun, error) {
 	props := c.props(role, d)
 	if len(c.Command) == 0 {
 		rep, err := Run(ctx, Config{Phase: "run", Props: props, Master: c.Master, User: user})
@@ -298,6 +304,9 @@ func (c *PriorityStudyConfig) runTenant(ctx context.Context, role, user string, 
 	}
 	if nice != 0 {
 		argv = append([]string{"nice", "-n", strconv.Itoa(nice)}, argv...)
+	}
+	if idle {
+		argv = append([]string{"chrt", "--idle", "0"}, argv...)
 	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	var out, errOut bytes.Buffer
@@ -346,6 +355,9 @@ func WritePriorityStudy(w io.Writer, cfg PriorityStudyConfig, rows []PriorityRow
 		clients = "each client its own process"
 		if cfg.NiceLow != 0 {
 			clients += fmt.Sprintf(", L's under nice -n %d", cfg.NiceLow)
+		}
+		if cfg.IdleLow {
+			clients += ", L's in SCHED_IDLE"
 		}
 	}
 	fmt.Fprintf(w, "H: %d thread(s) of single-row reads as %s (PRIORITY HIGH); L: %d threads of %d-row scans as %s (PRIORITY LOW); %v per phase; %s\n\n",

@@ -27,7 +27,9 @@ Loads --recordcount records into usertable if it is missing.
 --separate-clients runs each tenant's client as its own weir process
 (weir bench run -json) and reports the CPU each used; --nice-low N then
 starts prio_low's client under nice -n N, a stand-in for a load generator
-on another machine when the clients share the server's cores.
+on another machine when the clients share the server's cores, and
+--idle-low also runs it in the SCHED_IDLE policy (chrt --idle 0), so that
+it never keeps a core that H's client or the server wakes up on.
 --low-alone adds two phases of prio_low alone (without priorities, and at
 PRIORITY LOW) to show that LOW work alone gets the whole server.
 `
@@ -47,6 +49,7 @@ func runPriorityStudy(args []string, stdout, stderr io.Writer) int {
 	rounds := fs.Int("rounds", 1, "repeat the three phases this many times")
 	separate := fs.Bool("separate-clients", false, "run each tenant's client as its own weir process")
 	niceLow := fs.Int("nice-low", 0, "with --separate-clients: run prio_low's client under nice -n N (1-19)")
+	idleLow := fs.Bool("idle-low", false, "with --separate-clients: run prio_low's client in the SCHED_IDLE policy (chrt --idle 0)")
 	lowAlone := fs.Bool("low-alone", false, "add phases of prio_low alone, without and with priorities")
 	fs.Usage = func() { fmt.Fprint(stderr, priorityUsage+"\nflags:\n"); fs.PrintDefaults() }
 	if err := fs.Parse(args); err != nil {
@@ -63,9 +66,13 @@ func runPriorityStudy(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "weir bench priority-study: --nice-low must be 0-19 and needs --separate-clients")
 		return 2
 	}
+	if *idleLow && !*separate {
+		fmt.Fprintln(stderr, "weir bench priority-study: --idle-low needs --separate-clients")
+		return 2
+	}
 	cfg := bench.PriorityStudyConfig{Master: *master, Duration: *duration, Warmup: *warmup, ThreadsHigh: *high,
 		ThreadsLow: *low, ScanLength: *scanLen, RecordCount: *records, ServerPID: *pid, Rounds: *rounds,
-		LowAlone: *lowAlone, NiceLow: *niceLow, Log: stderr}
+		LowAlone: *lowAlone, NiceLow: *niceLow, IdleLow: *idleLow, Log: stderr}
 	if *separate {
 		exe, err := os.Executable()
 		if err != nil {
