@@ -19,6 +19,10 @@ import (
 //   - memtable: as compacted, then 30,000 rows updated and left in the
 //     memtable (~45 MB of its 64 MB: a server between flushes of an
 //     update-heavy load), so every Get also searches a large skiplist.
+//   - hotversions: as memtable, and 64 hot rows given 400 single-field
+//     updates each (~40 versions per column in the memtable, the rows a
+//     zipfian YCSB A leaves behind for C); the Gets read only those rows,
+//     so each skips its columns' older versions.
 //
 // Each Get is checked for its 10 cells. Building the store takes ~10 s.
 func BenchmarkGetLarge(b *testing.B) {
@@ -26,13 +30,20 @@ func BenchmarkGetLarge(b *testing.B) {
 	for _, tc := range []struct {
 		name    string
 		updates int
-	}{{"compacted", 0}, {"memtable", updates}} {
+		hot     int
+	}{{"compacted", 0, 0}, {"memtable", updates, 0}, {"hotversions", updates, 64}} {
 		b.Run(tc.name, func(b *testing.B) {
 			r := largeBenchRegion(b, rows, tc.updates)
 			keys := make([][]byte, 4096)
 			rng := rand.New(rand.NewPCG(1, 2))
 			for i := range keys {
 				keys[i] = []byte(benchKey("user", rng.IntN(rows)))
+			}
+			if tc.hot > 0 {
+				addVersions(b, r, rows, tc.hot, 400)
+				for i := range keys {
+					keys[i] = []byte(benchKey("user", i%tc.hot))
+				}
 			}
 			ctx := context.Background()
 			var buf GetBuffer
@@ -116,6 +127,25 @@ func largeBenchRegion(b *testing.B, rows, updates int) *Region {
 	b.Logf("store: %d table files, read amp %d, %d MB on disk, memtable %d MB",
 		m.TableFiles, m.ReadAmp, m.DiskUsage>>20, m.MemTableSize>>20)
 	return r
+}
+
+// addVersions writes perRow single-field updates to each of the first hot
+// rows (of rows), as YCSB's updates do, leaving them in the memtable.
+func addVersions(b *testing.B, r *Region, rows, hot, perRow int) {
+	b.Helper()
+	rng := rand.New(rand.NewPCG(5, 6))
+	value := make([]byte, 100)
+	for range perRow {
+		batch := make([]Mutation, 0, hot)
+		for n := range min(hot, rows) {
+			f := rng.IntN(len(benchQualifiers))
+			batch = append(batch, Mutation{Type: MutationPut, Row: []byte(benchKey("user", n)),
+				Cells: []cell.Cell{{Family: benchFamily, Qualifier: benchQualifiers[f], Timestamp: cell.LatestTimestamp, Value: value}}})
+		}
+		if err := r.Mutate(context.Background(), batch...); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
 
 // timedGet is the timed loop's Get, a function of its own so that

@@ -50,7 +50,12 @@ type rowReader struct {
 	versions  int
 
 	seekBuf []byte
-	prevKey []byte // invariants only: the last key read
+	// deepColumns: a column of this row had more older versions than
+	// seekPastPrefix steps over, so the row's other columns likely have as
+	// many (YCSB's updates spread over all fields of a hot row): skip
+	// them with a seek at once instead of Nexts first.
+	deepColumns bool
+	prevKey     []byte // invariants only: the last key read
 	arena   []byte
 	cur     cell.Cell // the cell being judged
 	// pointRead: the iterator serves one row (Get), so prefix iteration
@@ -113,6 +118,7 @@ func (rr *rowReader) read(rowPrefix, row []byte, out []cell.Cell) ([]cell.Cell, 
 	rr.fd = nil
 	rr.endScan = false
 	rr.nextHint = nil
+	rr.deepColumns = false
 	// plain: every cell that passes the store-level checks is returned as
 	// read (no filter, no per-family limit or offset), the common Get.
 	plain := rr.q.filter == nil && rr.q.storeLimit <= 0 && rr.q.storeOffset == 0
@@ -303,13 +309,19 @@ func (rr *rowReader) seekGE(key []byte) bool {
 // whose last two bytes are an escaped segment's terminator or a tag.
 // It tries a few Nexts first: what it skips is most often a column's older
 // version or two, and a Next costs a fraction of a seek (HBase's
-// StoreScanner makes the same bet).
+// StoreScanner makes the same bet). Once a column of the row needed the
+// seek, the row's later columns seek at once: a row updated often has
+// long runs of versions in every column (until a compaction drops them),
+// and the Nexts before each seek would be wasted.
 func (rr *rowReader) seekPastPrefix(prefix []byte) {
 	rr.seekBuf = append(rr.seekBuf[:0], prefix...) // prefix may alias the key Next replaces
-	for range nextsBeforeSeek {
-		if !rr.it.Next() || !bytes.HasPrefix(rr.it.Key(), rr.seekBuf) {
-			return
+	if !rr.deepColumns {
+		for range nextsBeforeSeek {
+			if !rr.it.Next() || !bytes.HasPrefix(rr.it.Key(), rr.seekBuf) {
+				return
+			}
 		}
+		rr.deepColumns = true
 	}
 	rr.seekBuf[len(rr.seekBuf)-1]++
 	rr.seekGE(rr.seekBuf)
