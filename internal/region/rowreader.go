@@ -56,8 +56,8 @@ type rowReader struct {
 	// them with a seek at once instead of Nexts first.
 	deepColumns bool
 	prevKey     []byte // invariants only: the last key read
-	arena   []byte
-	cur     cell.Cell // the cell being judged
+	arena       []byte
+	cur         cell.Cell // the cell being judged
 	// pointRead: the iterator serves one row (Get), so prefix iteration
 	// applies.
 	pointRead bool
