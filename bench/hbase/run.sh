@@ -7,7 +7,7 @@
 #                      [--study-duration SECS] [--study-threads N]
 #                      [--levels none,2000,1000,500] [--out DIR]
 #                      [--heap 4g] [--port-base 38000] [--only hbase|weir]
-#                      [--driver-procs 1]
+#                      [--driver-procs 1] [--durability SYNC_WAL]
 #
 # For each server in turn: start it on 127.0.0.1 with quotas enabled, load
 # --records rows (1 KB each, usertable pre-split into 10 regions), flush and
@@ -24,6 +24,15 @@
 # processor than spread over two (about 15% less driver CPU per operation
 # on a 2-core box, see docs/performance.md), which leaves that CPU to the
 # server.
+#
+# --durability sets YCSB's `durability` property (the HBase binding's
+# Durability of every Put) for the load and the workloads, on both servers
+# alike: USE_DEFAULT (the default: the table's, SYNC_WAL), SKIP_WAL,
+# ASYNC_WAL, SYNC_WAL or FSYNC_WAL. They do not cost the same on both:
+# Weir's SYNC_WAL waits for the WAL's fdatasync, while HBase standalone
+# writes its WAL to the local filesystem with hflush, which does not reach
+# the disk; ASYNC_WAL is the level at which both acknowledge a write before
+# it is on disk (each syncs in the background).
 #
 # Needs Java 17, Maven (Maven Central reachable, or the jars in ~/.m2), Go,
 # python3. Run from anywhere; it builds bin/weir in the repository.
@@ -43,6 +52,7 @@ heap=4g
 port_base=38000
 only=
 driver_procs=1
+durability=USE_DEFAULT
 
 usage() { sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 while [ $# -gt 0 ]; do
@@ -58,6 +68,7 @@ while [ $# -gt 0 ]; do
 	--port-base) port_base=$2; shift 2 ;;
 	--only) only=$2; shift 2 ;;
 	--driver-procs) driver_procs=$2; shift 2 ;;
+	--durability) durability=$2; shift 2 ;;
 	-h | --help) usage 0 ;;
 	*) echo "run.sh: unknown argument $1" >&2; usage ;;
 	esac
@@ -66,6 +77,9 @@ for n in "$records" "$duration" "$threads" "$study_duration" "$study_threads" "$
 	case $n in '' | *[!0-9]*) echo "run.sh: $n is not a positive integer" >&2; exit 2 ;; esac
 done
 case $only in '' | hbase | weir) ;; *) echo "run.sh: --only $only: want hbase or weir" >&2; exit 2 ;; esac
+case $durability in USE_DEFAULT | SKIP_WAL | ASYNC_WAL | SYNC_WAL | FSYNC_WAL) ;;
+*) echo "run.sh: --durability $durability: want USE_DEFAULT, SKIP_WAL, ASYNC_WAL, SYNC_WAL or FSYNC_WAL" >&2; exit 2 ;;
+esac
 for tool in java mvn go python3; do
 	command -v "$tool" >/dev/null || { echo "run.sh: $tool is not installed" >&2; exit 1; }
 done
@@ -150,13 +164,13 @@ EOF
 # throttle study against the server at MASTER.
 workloads() {
 	local master=$1 dir=$2
-	phase load "$master" "$dir" -- load -P "$repo/workloads/workloada" -p recordcount="$records" -threads "$threads"
+	phase load "$master" "$dir" -- load -P "$repo/workloads/workloada" -p recordcount="$records" -p durability="$durability" -threads "$threads"
 	log "flush and major compaction"
 	"$weir" shell --master "$master" -e "flush 'usertable'; major_compact 'usertable'" >/dev/null
 	wait_idle
 	for w in a c e f; do
 		phase "workload$w" "$master" "$dir" -- run -P "$repo/workloads/workload$w" -p recordcount="$records" \
-			-p operationcount=0 -p maxexecutiontime="$duration" -threads "$threads"
+			-p durability="$durability" -p operationcount=0 -p maxexecutiontime="$duration" -threads "$threads"
 	done
 	local before after
 	before=$(cpu_ticks "$server_pid")
@@ -244,5 +258,5 @@ started=$(date -u '+%Y-%m-%d %H:%M UTC')
 [ "$only" = hbase ] || run_weir
 
 python3 "$here/compare.py" --out "$out" --started "$started" \
-	--command "bench/hbase/run.sh --records $records --duration $duration --threads $threads --study-duration $study_duration --study-threads $study_threads --levels $levels" \
+	--command "bench/hbase/run.sh --records $records --duration $duration --threads $threads --study-duration $study_duration --study-threads $study_threads --levels $levels$([ "$durability" = USE_DEFAULT ] || echo " --durability $durability")" \
 	| tee "$out/comparison.md"
