@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -69,6 +70,12 @@ type PriorityStudyConfig struct {
 	// Log receives progress lines (may be nil).
 	Log io.Writer
 }
+
+// The phases the goal compares.
+const (
+	phaseHighAlone = "HIGH alone"
+	phaseBothPrio  = "HIGH + LOW scans, priorities"
+)
 
 // PriorityRow is one phase's result; latencies in milliseconds.
 type PriorityRow struct {
@@ -185,9 +192,9 @@ func RunPriorityStudy(ctx context.Context, cfg PriorityStudyConfig) ([]PriorityR
 	// drifts by several times within minutes, so each ratio is taken
 	// against the alone phase just before it.
 	for range cfg.Rounds {
-		phases = append(phases, phase{"HIGH alone", prio, false, true},
+		phases = append(phases, phase{phaseHighAlone, prio, false, true},
 			phase{"HIGH + LOW scans, no priorities", clear, true, true},
-			phase{"HIGH + LOW scans, priorities", prio, true, true})
+			phase{phaseBothPrio, prio, true, true})
 	}
 	// The first phase with L otherwise runs on cold caches: read the table
 	// once first (L's scans for a while, nothing measured).
@@ -381,6 +388,64 @@ func WritePriorityStudy(w io.Writer, cfg PriorityStudyConfig, rows []PriorityRow
 			r.Phase, r.ThruHigh, r.P50H, r.P99High, ratio, r.ThruLow, cpu,
 			coresCell(r.ServerCores), coresCell(r.ClientHCores), coresCell(r.ClientLCores), r.ErrorsH, r.ErrorsL)
 	}
+	if s, ok := SummarizePriorityRounds(rows); ok {
+		fmt.Fprintf(w, "\nOver %d rounds: H p99 alone %.2f ms, with the scans and priorities %.2f ms (medians): %.2f×; per-round ratios %s (median %.2f×).\n",
+			s.Rounds, s.AloneP99, s.PrioP99, s.PrioP99/s.AloneP99, ratioList(s.Ratios), s.MedianRatio)
+	}
+}
+
+// PrioritySummary pools the rounds of a priority study: H's p99 alone and
+// with the scans at PRIORITY, each the median over the rounds, and the
+// rounds' own ratios. One round's alone phase drifts with the machine (H's
+// p99 alone moved by 2× between rounds on a shared box), so the goal is
+// judged on the medians.
+type PrioritySummary struct {
+	Rounds            int
+	AloneP99, PrioP99 float64
+	Ratios            []float64
+	MedianRatio       float64
+}
+
+// SummarizePriorityRounds pairs every "HIGH + LOW scans, priorities" row
+// with the "HIGH alone" row before it; ok is false with fewer than two
+// such rounds.
+func SummarizePriorityRounds(rows []PriorityRow) (PrioritySummary, bool) {
+	var alone, prio, ratios []float64
+	last := 0.0
+	for _, r := range rows {
+		switch r.Phase {
+		case phaseHighAlone:
+			last = r.P99High
+		case phaseBothPrio:
+			if last > 0 && r.P99High > 0 {
+				alone, prio = append(alone, last), append(prio, r.P99High)
+				ratios = append(ratios, r.P99High/last)
+			}
+		}
+	}
+	if len(ratios) < 2 {
+		return PrioritySummary{}, false
+	}
+	return PrioritySummary{Rounds: len(ratios), AloneP99: median(alone), PrioP99: median(prio),
+		Ratios: ratios, MedianRatio: median(ratios)}, true
+}
+
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if n := len(s); n%2 == 1 {
+		return s[n/2]
+	} else {
+		return (s[n/2-1] + s[n/2]) / 2
+	}
+}
+
+func ratioList(v []float64) string {
+	parts := make([]string, len(v))
+	for i, x := range v {
+		parts[i] = fmt.Sprintf("%.2f×", x)
+	}
+	return strings.Join(parts, " / ")
 }
 
 func coresCell(c float64) string {

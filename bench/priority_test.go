@@ -1,6 +1,7 @@
 package bench_test
 
 import (
+	"math"
 	"os"
 	"strings"
 	"testing"
@@ -56,7 +57,7 @@ func TestPriorityStudy(t *testing.T) {
 func TestPriorityStudySeparateClients(t *testing.T) {
 	ctx, c := startCluster(t, cluster.Config{})
 	cfg := bench.PriorityStudyConfig{Master: c.MasterAddr(), Duration: time.Second, Warmup: -1,
-		ThreadsLow: 4, ScanLength: 10, RecordCount: 500, LowAlone: true, NiceLow: 5,
+		ThreadsLow: 4, ScanLength: 10, RecordCount: 500, LowAlone: true, NiceLow: 5, IdleLow: true,
 		Command: []string{"env", childEnv + "=1", os.Args[0]}}
 	rows, err := bench.RunPriorityStudy(ctx, cfg)
 	if err != nil {
@@ -80,5 +81,29 @@ func TestPriorityStudySeparateClients(t *testing.T) {
 	}
 	if !strings.Contains(md.String(), "L's under nice -n 5") {
 		t.Errorf("table:\n%s", md.String())
+	}
+}
+
+// TestSummarizePriorityRounds pairs each priorities phase with the alone
+// phase before it and takes medians over the rounds.
+func TestSummarizePriorityRounds(t *testing.T) {
+	round := func(alone, prio float64) []bench.PriorityRow {
+		return []bench.PriorityRow{{Phase: "HIGH alone", ThruHigh: 1, P99High: alone},
+			{Phase: "HIGH + LOW scans, no priorities", ThruHigh: 1, ThruLow: 1, P99High: 9},
+			{Phase: "HIGH + LOW scans, priorities", ThruHigh: 1, ThruLow: 1, P99High: prio}}
+	}
+	if _, ok := bench.SummarizePriorityRounds(round(0.2, 0.3)); ok {
+		t.Error("one round summarized")
+	}
+	rows := append(append(round(0.2, 0.3), round(0.4, 0.4)...), round(0.3, 0.6)...)
+	s, ok := bench.SummarizePriorityRounds(rows)
+	if !ok || s.Rounds != 3 || s.AloneP99 != 0.3 || s.PrioP99 != 0.4 || math.Abs(s.MedianRatio-1.5) > 1e-9 ||
+		len(s.Ratios) != 3 || s.Ratios[2] != 2 {
+		t.Errorf("summary %+v, %v", s, ok)
+	}
+	var md strings.Builder
+	bench.WritePriorityStudy(&md, bench.PriorityStudyConfig{}, rows)
+	if !strings.Contains(md.String(), "Over 3 rounds: H p99 alone 0.30 ms, with the scans and priorities 0.40 ms (medians): 1.33×") {
+		t.Errorf("no summary line:\n%s", md.String())
 	}
 }
