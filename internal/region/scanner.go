@@ -156,7 +156,11 @@ func (r *Region) newScanner(s Scan) (*Scanner, error) {
 		sc.done = true
 		return sc, nil
 	}
-	it, err := r.engine.NewIter(storage.IterOptions{Lower: lo, Upper: hi})
+	// Pooled: a short scan (YCSB's E reads 1–100 rows per scanner) would
+	// otherwise build and tear down an iterator stack over every memtable
+	// and level for a few hundred keys. A pooled iterator reads the view a
+	// new one would (storage.iterPool), so what the scan sees is unchanged.
+	it, err := r.engine.NewPooledIter(storage.IterOptions{Lower: lo, Upper: hi})
 	if err != nil {
 		return nil, err
 	}
