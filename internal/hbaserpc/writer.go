@@ -47,9 +47,6 @@ type frameWriter struct {
 		b   []byte
 		n   int
 		err error
-		// vec: write parts with writev instead of b (writeDirectLocked).
-		vec   bool
-		parts [3][]byte
 	}
 
 	mu struct {
@@ -114,10 +111,6 @@ func (w *frameWriter) writeParts(head, tail []byte, alone bool) {
 		w.done(1)
 		return
 	}
-	if canWritev && w.raw != nil && len(tail) >= directTailMin && !w.mu.busy && w.mu.frames == 0 {
-		w.writeDirectLocked(head, tail, alone)
-		return
-	}
 	if n := len(w.mu.buf) + len(head) + len(tail); n > cap(w.mu.buf) {
 		// Double: append grows a big slice by a quarter, which for scan
 		// responses of 100 KB or more meant several copies per frame.
@@ -143,60 +136,6 @@ func (w *frameWriter) writeParts(head, tail []byte, alone bool) {
 		runtime.Gosched()
 		w.mu.Lock()
 	}
-	w.flushInlineLocked()
-}
-
-// directTailMin is the smallest tail (a scan response's cellblock) that
-// writeParts sends from where it lies when the connection is idle, rather
-// than copying it into the pending buffer: the copy was 3% of a region
-// server's CPU on YCSB workload E.
-const directTailMin = 16 << 10
-
-// writeDirectLocked is writeParts on an idle connection (no flusher, nothing
-// pending) of a frame with a large tail: it takes the flusher role and
-// writes head, tail and the frames other goroutines append meanwhile (the
-// batching yield) with one writev, copying nothing unless the socket is
-// full; then the unwritten rest is copied (the caller keeps head and tail)
-// and handed to run. Called with mu held; releases it.
-func (w *frameWriter) writeDirectLocked(head, tail []byte, alone bool) {
-	w.mu.busy = true
-	if !alone {
-		w.mu.Unlock()
-		runtime.Gosched()
-		w.mu.Lock()
-	}
-	b, n := w.takeLocked() // appended after this frame: they follow it
-	n++
-	w.mu.Unlock()
-	total := len(head) + len(tail) + len(b)
-	w.try.vec, w.try.parts = true, [3][]byte{head, tail, b}
-	m, err := w.tryWrite(nil)
-	w.try.vec, w.try.parts = false, [3][]byte{} // keep no caller's buffer
-	parts := [3][]byte{head, tail, b}
-	w.mu.Lock()
-	if err != nil {
-		w.fail(err, n) // releases mu
-		return
-	}
-	if m < total {
-		rest := make([]byte, 0, total-m)
-		for _, p := range parts {
-			skip := min(m, len(p))
-			m -= skip
-			rest = append(rest, p[skip:]...)
-		}
-		if b != nil {
-			w.recycleLocked(b)
-		}
-		w.handOffLocked(rest, n)
-		return
-	}
-	if b != nil {
-		w.recycleLocked(b)
-	}
-	w.mu.Unlock()
-	w.done(n)
-	w.mu.Lock()
 	w.flushInlineLocked()
 }
 
@@ -289,18 +228,8 @@ func (w *frameWriter) tryWrite(b []byte) (int, error) {
 // or the socket is full, and always returns true (never wait for the
 // socket: run does that).
 func (w *frameWriter) writeFD(fd uintptr) bool {
-	total := len(w.try.b)
-	if w.try.vec {
-		total = len(w.try.parts[0]) + len(w.try.parts[1]) + len(w.try.parts[2])
-	}
-	for w.try.n < total {
-		var n int
-		var err error
-		if w.try.vec {
-			n, err = writev(fd, &w.try.parts, w.try.n)
-		} else {
-			n, err = syscall.Write(int(fd), w.try.b[w.try.n:])
-		}
+	for w.try.n < len(w.try.b) {
+		n, err := syscall.Write(int(fd), w.try.b[w.try.n:])
 		if n > 0 {
 			w.try.n += n
 		}

@@ -99,7 +99,7 @@ func TestFrameWriterConcurrent(t *testing.T) {
 		perWriter int
 		readDelay time.Duration
 		alone     bool // every other writer's frames skip the batching yield
-		tail      bool // frames go as a 100-byte head and a tail (writev when idle)
+		tail      bool // frames go as a 100-byte head and a tail (writeParts)
 	}{
 		{name: "tcp/tail", size: 64 << 10, perWriter: 20, tail: true},
 		{name: "tcp/tail-alone", size: 64 << 10, perWriter: 20, tail: true, alone: true},
@@ -199,8 +199,7 @@ func TestFrameWriterNeverBlocksCaller(t *testing.T) {
 
 // After a write error every frame, pending or later, is reported (dropped)
 // and failed is called once.
-// The first failing frame is a plain one or one with a large tail (the
-// idle connection's writev).
+// The first failing frame is a plain one or one with a large tail.
 func TestFrameWriterError(t *testing.T) {
 	for _, tail := range []bool{false, true} {
 		t.Run(fmt.Sprintf("tail=%v", tail), func(t *testing.T) {

@@ -156,11 +156,7 @@ func (r *Region) newScanner(s Scan) (*Scanner, error) {
 		sc.done = true
 		return sc, nil
 	}
-	// Pooled: a short scan (YCSB's E reads 1–100 rows per scanner) would
-	// otherwise build and tear down an iterator stack over every memtable
-	// and level for a few hundred keys. A pooled iterator reads the view a
-	// new one would (storage.iterPool), so what the scan sees is unchanged.
-	it, err := r.engine.NewPooledIter(storage.IterOptions{Lower: lo, Upper: hi})
+	it, err := r.engine.NewIter(storage.IterOptions{Lower: lo, Upper: hi})
 	if err != nil {
 		return nil, err
 	}
