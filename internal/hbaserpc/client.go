@@ -369,7 +369,7 @@ func (c *ClientConn) readLoop() {
 	defer c.wg.Done()
 	br := newReader(c.nc)
 	for {
-		frame, box, err := readResponseFrame(br, c.nc, c.maxResp)
+		frame, box, err := readResponseFrame(br, c.maxResp)
 		if err != nil {
 			c.fail(err)
 			return

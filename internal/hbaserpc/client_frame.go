@@ -10,12 +10,6 @@ import (
 // bytes that arrive (readFull), as requests do on the server.
 const maxTrustedResponseAlloc = 4 << 20
 
-// directReadMin is the smallest unbuffered rest of a response frame that
-// readResponseFrame reads straight from the connection. Below it, reading
-// through the buffer is cheaper: its one read also fetches the frames
-// behind, where a direct read would leave them to a read of their own.
-const directReadMin = 16 << 10
-
 // readResponseFrame is readFrame for a client reading its server's
 // responses: a frame is read into one buffer of its size. readFull's
 // doubling from 64 KiB, which guards a server against clients that
@@ -26,12 +20,7 @@ const directReadMin = 16 << 10
 // Frames of respPoolMin bytes or more are read into a buffer from the
 // response pool (respbuf.go), returned as box; a caller that lends the
 // frame (CallLent) gives it back there once done with it.
-//
-// raw, when not nil, is the connection br reads from: the part of a large
-// frame that br has not yet buffered is read from it straight into the
-// frame's buffer, instead of into br's buffer and copied from there (that
-// copy was a tenth of a scan driver's CPU on YCSB workload E).
-func readResponseFrame(br *bufio.Reader, raw io.Reader, limit int) (frame []byte, box *[]byte, err error) {
+func readResponseFrame(br *bufio.Reader, limit int) (frame []byte, box *[]byte, err error) {
 	lb, err := br.Peek(4)
 	if err != nil {
 		frame, err = readBufferedFrame(br, limit) // it says what went wrong
@@ -45,16 +34,7 @@ func readResponseFrame(br *bufio.Reader, raw io.Reader, limit int) (frame []byte
 	_, _ = br.Discard(4)
 	box = getRespBuf(n)
 	b := (*box)[:n]
-	have := 0
-	if raw != nil && n-br.Buffered() >= directReadMin {
-		// br holds less than the frame: take what it has, then read
-		// the rest past it. br is empty after, so the stream stays in order.
-		have, _ = br.Read(b[:br.Buffered()])
-	} else {
-		raw = br
-	}
-	if _, err := io.ReadFull(raw, b[have:]); err != nil {
-		putRespBuf(box)
+	if _, err := io.ReadFull(br, b); err != nil {
 		return nil, nil, noEOF(err)
 	}
 	return b, box, nil
