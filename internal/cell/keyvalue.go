@@ -71,6 +71,41 @@ func AppendKeyValue(dst, row, family, qualifier []byte, ts int64, typ Type, valu
 	return dst
 }
 
+// AppendKeyValueHead appends a KeyValue key's head, the part its row and
+// family make (int16 rowLen | row | int8 famLen | family), for
+// AppendKeyValueWithHead. The lengths must have passed CheckKeyValue.
+func AppendKeyValueHead(dst, row, family []byte) []byte {
+	dst = binary.BigEndian.AppendUint16(dst, uint16(len(row)))
+	dst = append(dst, row...)
+	dst = append(dst, byte(len(family)))
+	return append(dst, family...)
+}
+
+// AppendKeyValueWithHead is AppendKeyValue with the row and family given
+// as their encoded head (AppendKeyValueHead): a reader encoding a row's
+// cells copies the head as one piece per cell, not the row and family
+// with their lengths each time. The lengths must have passed
+// CheckKeyValue.
+func AppendKeyValueWithHead(dst, head, qualifier []byte, ts int64, typ Type, value []byte) []byte {
+	keyLen := len(head) + len(qualifier) + 8 + 1
+	n := 4 + 8 + keyLen + len(value)
+	at := len(dst)
+	if cap(dst)-at < n {
+		dst = growBytes(dst, n)
+	}
+	dst = dst[:at+n]
+	b := dst[at:]
+	binary.BigEndian.PutUint32(b, uint32(8+keyLen+len(value)))
+	binary.BigEndian.PutUint32(b[4:], uint32(keyLen))
+	binary.BigEndian.PutUint32(b[8:], uint32(len(value)))
+	p := 12 + copy(b[12:], head)
+	p += copy(b[p:], qualifier)
+	binary.BigEndian.PutUint64(b[p:], uint64(ts))
+	b[p+8] = byte(typ)
+	copy(b[p+9:], value)
+	return dst
+}
+
 // growBytes returns dst with room for n more bytes, at least doubling.
 func growBytes(dst []byte, n int) []byte {
 	nb := make([]byte, len(dst), max(2*cap(dst), len(dst)+n, 4096))

@@ -26,6 +26,26 @@ func TestAppendKeyValue(t *testing.T) {
 	}
 }
 
+// TestAppendKeyValueWithHead checks that encoding through a row and
+// family head gives AppendKeyValue's bytes, for empty and full-length
+// coordinates, into a buffer that has to grow and one that has room.
+func TestAppendKeyValueWithHead(t *testing.T) {
+	for _, c := range []Cell{
+		{Row: []byte("row"), Family: []byte("f"), Qualifier: []byte("qq"), Timestamp: 7, Type: TypePut, Value: []byte("value")},
+		{Row: []byte("r"), Family: nil, Qualifier: nil, Timestamp: 0, Type: TypeDeleteFamily, Value: nil},
+		{Row: bytes.Repeat([]byte("r"), MaxKeyValueRowLength), Family: bytes.Repeat([]byte("f"), MaxKeyValueFamilyLength),
+			Qualifier: []byte("q"), Timestamp: -1, Type: TypeDelete, Value: bytes.Repeat([]byte("v"), 300)},
+	} {
+		want := AppendKeyValue([]byte("x"), c.Row, c.Family, c.Qualifier, c.Timestamp, c.Type, c.Value)
+		head := AppendKeyValueHead(nil, c.Row, c.Family)
+		for _, dst := range [][]byte{[]byte("x"), append(make([]byte, 0, 1<<17), 'x')} {
+			if got := AppendKeyValueWithHead(dst, head, c.Qualifier, c.Timestamp, c.Type, c.Value); !bytes.Equal(got, want) {
+				t.Fatalf("row of %d bytes: got %q\nwant %q", len(c.Row), got, want)
+			}
+		}
+	}
+}
+
 func TestCheckKeyValue(t *testing.T) {
 	for _, tc := range []struct {
 		row, fam, qual, val int

@@ -99,7 +99,12 @@ func TestFrameWriterConcurrent(t *testing.T) {
 		perWriter int
 		readDelay time.Duration
 		alone     bool // every other writer's frames skip the batching yield
+		tail      bool // frames go as a 100-byte head and a tail (writeParts)
 	}{
+		{name: "tcp/tail", size: 64 << 10, perWriter: 20, tail: true},
+		{name: "tcp/tail-alone", size: 64 << 10, perWriter: 20, tail: true, alone: true},
+		{name: "tcp/tail-slow-peer", size: 256 << 10, perWriter: 3, readDelay: 200 * time.Millisecond, tail: true},
+		{name: "pipe/tail", pipe: true, size: 64 << 10, perWriter: 5, tail: true},
 		{name: "tcp/small", size: 64, perWriter: 40},
 		{name: "tcp/small-alone", size: 64, perWriter: 40, alone: true},
 		{name: "tcp/large-slow-peer-alone", size: 256 << 10, perWriter: 3, readDelay: 200 * time.Millisecond, alone: true},
@@ -132,7 +137,18 @@ func TestFrameWriterConcurrent(t *testing.T) {
 			for i := range writers {
 				wg.Go(func() {
 					for seq := range perWriter {
-						w.writeParts(testFrame(i, seq, tc.size), nil, tc.alone && i%2 == 1)
+						f := testFrame(i, seq, tc.size)
+						if !tc.tail {
+							w.writeParts(f, nil, tc.alone && i%2 == 1)
+							continue
+						}
+						w.writeParts(f[:100], f[100:], tc.alone && i%2 == 1)
+						// The caller owns the frame again (a response's
+						// buffers go back to their pool): the writer must
+						// have sent or copied it.
+						for j := range f {
+							f[j] = 0xEE
+						}
 					}
 				})
 			}
@@ -183,26 +199,39 @@ func TestFrameWriterNeverBlocksCaller(t *testing.T) {
 
 // After a write error every frame, pending or later, is reported (dropped)
 // and failed is called once.
+// The first failing frame is a plain one or one with a large tail.
 func TestFrameWriterError(t *testing.T) {
-	a, _ := tcpPair(t)
-	var written, failures atomic.Int64
-	var failErr atomic.Value
-	w := newFrameWriter(a, time.Second, func(n int) { written.Add(int64(n)) }, func(err error) {
-		failures.Add(1)
-		failErr.Store(err)
-	})
-	startWriter(t, w)
-	_ = a.Close()
-	for seq := range 10 {
-		w.write(testFrame(0, seq, 64))
-	}
-	if got := written.Load(); got != 10 {
-		t.Fatalf("%d frames reported; want all 10", got)
-	}
-	if got := failures.Load(); got != 1 {
-		t.Fatalf("failed called %d times; want 1", got)
-	}
-	if err, _ := failErr.Load().(error); !errors.Is(err, net.ErrClosed) {
-		t.Fatalf("failed with %v; want net.ErrClosed", err)
+	for _, tail := range []bool{false, true} {
+		t.Run(fmt.Sprintf("tail=%v", tail), func(t *testing.T) {
+			a, _ := tcpPair(t)
+			var written, failures atomic.Int64
+			var failErr atomic.Value
+			w := newFrameWriter(a, time.Second, func(n int) { written.Add(int64(n)) }, func(err error) {
+				failures.Add(1)
+				failErr.Store(err)
+			})
+			startWriter(t, w)
+			_ = a.Close()
+			if tail {
+				f := testFrame(0, 0, 64<<10)
+				w.writeParts(f[:100], f[100:], false)
+			}
+			for seq := range 10 {
+				w.write(testFrame(0, seq, 64))
+			}
+			want := int64(10)
+			if tail {
+				want++
+			}
+			if got := written.Load(); got != want {
+				t.Fatalf("%d frames reported; want all %d", got, want)
+			}
+			if got := failures.Load(); got != 1 {
+				t.Fatalf("failed called %d times; want 1", got)
+			}
+			if err, _ := failErr.Load().(error); !errors.Is(err, net.ErrClosed) {
+				t.Fatalf("failed with %v; want net.ErrClosed", err)
+			}
+		})
 	}
 }

@@ -114,6 +114,9 @@ func (rr *rowReader) includeMarker(ts int64) bool {
 func (rr *rowReader) read(rowPrefix, row []byte, out []cell.Cell) ([]cell.Cell, error) {
 	rr.rowPrefix = rowPrefix
 	rr.row = rr.ownBytes(row)
+	if rr.kv != nil {
+		rr.kv.newHead()
+	}
 	rr.fam = rr.fam[:0]
 	rr.fd = nil
 	rr.endScan = false
@@ -280,6 +283,9 @@ func (rr *rowReader) startFamily(family []byte) bool {
 	rr.quals = quals
 	if !bytes.Equal(rr.lastFam, family) {
 		rr.lastFam = append([]byte(nil), family...)
+	}
+	if rr.kv != nil {
+		rr.kv.newHead()
 	}
 	rr.maxVersions = min(rr.q.maxVersions, rr.fd.MaxVersions)
 	rr.ttlCutoff = -1 << 63

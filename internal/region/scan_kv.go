@@ -1,10 +1,13 @@
 package region
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"slices"
 
 	"github.com/weirdb/weir/internal/cell"
+	"github.com/weirdb/weir/internal/invariants"
 	"github.com/weirdb/weir/internal/storage"
 )
 
@@ -39,7 +42,18 @@ type kvSink struct {
 	buf   []byte
 	cells int
 	err   error // the first cell a KeyValue cannot hold
+	// head is the encoded KeyValue head (row and family) of the cells
+	// being added, valid while headOK: the row reader clears headOK
+	// when it starts a row or a family (newHead), so a row's cells copy
+	// the head as one piece instead of encoding row and family each.
+	head    []byte
+	headOK  bool
+	headBuf [64]byte // head's first array: YCSB-sized rows need no allocation
 }
+
+// newHead tells the sink that the following cells have another row or
+// family.
+func (s *kvSink) newHead() { s.headOK = false }
 
 func (s *kvSink) add(row, family []byte, k *storage.CellKey, value []byte) {
 	if err := cell.CheckKeyValue(len(row), len(family), len(k.Qualifier), len(value)); err != nil {
@@ -48,7 +62,18 @@ func (s *kvSink) add(row, family []byte, k *storage.CellKey, value []byte) {
 		}
 		return
 	}
-	s.buf = cell.AppendKeyValue(s.buf, row, family, k.Qualifier, k.Timestamp, cell.Type(k.Type), value)
+	if !s.headOK {
+		if s.head == nil {
+			s.head = s.headBuf[:0]
+		}
+		s.head = cell.AppendKeyValueHead(s.head[:0], row, family)
+		s.headOK = true
+	} else if invariants.Enabled {
+		if want := cell.AppendKeyValueHead(nil, row, family); !bytes.Equal(want, s.head) {
+			panic(fmt.Sprintf("region: stale KeyValue head %x for row %q family %q", s.head, row, family))
+		}
+	}
+	s.buf = cell.AppendKeyValueWithHead(s.buf, s.head, k.Qualifier, k.Timestamp, cell.Type(k.Type), value)
 	s.cells++
 }
 
