@@ -96,6 +96,7 @@ func Open(opts Options) (*Engine, error) {
 		MemTableStopWritesThreshold: opts.MemTableStopWritesThreshold,
 		L0CompactionThreshold:       opts.L0CompactionThreshold,
 		L0StopWritesThreshold:       opts.L0StopWritesThreshold,
+		LBaseMaxBytes:               opts.LBaseMaxBytes,
 		FormatMajorVersion:          pebble.FormatNewest,
 		DisableAutomaticCompactions: opts.DisableAutomaticCompactions,
 		Logger:                      slogAdapter{opts.Logger},
@@ -109,6 +110,7 @@ func Open(opts Options) (*Engine, error) {
 	po.Experimental.SpanPolicyFunc = func([]byte) (pebble.SpanPolicy, []byte, error) {
 		return pebble.SpanPolicy{DisableValueSeparationBySuffix: true}, nil, nil
 	}
+	po.TargetFileSizes[0] = opts.L0TargetFileSize // Pebble doubles it per level below
 	for i := range po.Levels {
 		l := &po.Levels[i]
 		l.BlockSize = opts.BlockSize

@@ -110,6 +110,10 @@ func TestOptionsValidate(t *testing.T) {
 		{"stop writes below 2", func(o *Options) { o.MemTableStopWritesThreshold = 1 }, "Options.MemTableStopWritesThreshold"},
 		{"L0 compaction below 1", func(o *Options) { o.L0CompactionThreshold = -1 }, "Options.L0CompactionThreshold"},
 		{"L0 stop below compaction", func(o *Options) { o.L0StopWritesThreshold = 3 }, "Options.L0StopWritesThreshold"},
+		{"LBase below 1 MiB", func(o *Options) { o.LBaseMaxBytes = 1<<20 - 1 }, "Options.LBaseMaxBytes"},
+		{"LBase 1 MiB", func(o *Options) { o.LBaseMaxBytes = 1 << 20 }, ""},
+		{"L0 file too small", func(o *Options) { o.L0TargetFileSize = 64<<10 - 1 }, "Options.L0TargetFileSize"},
+		{"L0 file too large", func(o *Options) { o.L0TargetFileSize = 1<<30 + 1 }, "Options.L0TargetFileSize"},
 		{"block too small", func(o *Options) { o.BlockSize = 1023 }, "Options.BlockSize"},
 		{"block too large", func(o *Options) { o.BlockSize = 16<<20 + 1 }, "Options.BlockSize"},
 		{"async interval", func(o *Options) { o.AsyncWALInterval = time.Microsecond }, "Options.AsyncWALInterval"},
@@ -146,6 +150,28 @@ func TestOptionsValidate(t *testing.T) {
 	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "Options.Dir") ||
 		!strings.Contains(err.Error(), "Options.BlockSize") {
 		t.Fatalf("Validate() = %v, want errors naming Dir and BlockSize", err)
+	}
+}
+
+// TestLSMShapeOptions checks that the LSM shape options reach Pebble: they
+// decide how much a write-heavy load compacts (docs/performance.md, "Write
+// path, round 4").
+func TestLSMShapeOptions(t *testing.T) {
+	e := openEngine(t, testOptions(vfs.NewMem(), "/db"))
+	po := e.po
+	if po.L0CompactionThreshold != 8 || po.LBaseMaxBytes != 256<<20 || po.TargetFileSizes[0] != 8<<20 {
+		t.Fatalf("defaults reached Pebble as L0CompactionThreshold %d, LBaseMaxBytes %d, TargetFileSizes[0] %d; want 8, 256 MiB, 8 MiB",
+			po.L0CompactionThreshold, po.LBaseMaxBytes, po.TargetFileSizes[0])
+	}
+	if po.TargetFileSizes[1] != 16<<20 {
+		t.Fatalf("TargetFileSizes[1] = %d, want Pebble to double L0's 8 MiB", po.TargetFileSizes[1])
+	}
+	opts := testOptions(vfs.NewMem(), "/db2")
+	opts.L0CompactionThreshold, opts.LBaseMaxBytes, opts.L0TargetFileSize = 3, 32<<20, 1<<20
+	po = openEngine(t, opts).po
+	if po.L0CompactionThreshold != 3 || po.LBaseMaxBytes != 32<<20 || po.TargetFileSizes[0] != 1<<20 {
+		t.Fatalf("set options reached Pebble as %d, %d, %d; want 3, 32 MiB, 1 MiB",
+			po.L0CompactionThreshold, po.LBaseMaxBytes, po.TargetFileSizes[0])
 	}
 }
 

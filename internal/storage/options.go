@@ -24,12 +24,24 @@ type Options struct {
 	// MemTableStopWritesThreshold is how many memtables may queue for flush
 	// before writes stall. Default 4.
 	MemTableStopWritesThreshold int
-	// L0CompactionThreshold is the L0 read amplification that triggers a
-	// compaction. Default 4.
+	// L0CompactionThreshold is the L0 read amplification (sublevels, about
+	// one per memtable flush) that triggers a compaction. Default 8: a
+	// write-heavy load then merges twice as many flushes into the base
+	// level per compaction as Pebble's default of 4, rewriting the base
+	// level half as often (HBase compacts a store at 3 files and blocks
+	// writes at 16).
 	L0CompactionThreshold int
 	// L0StopWritesThreshold is the L0 read amplification at which writes
 	// stop. Default 24.
 	L0StopWritesThreshold int
+	// LBaseMaxBytes is the size the base level (the level L0 compacts
+	// into) may reach before it compacts into the next level; the levels
+	// below grow tenfold each. Default 256 MiB (RocksDB's default; Pebble's
+	// 64 MiB makes a store of a few hundred MB keep three levels busy).
+	LBaseMaxBytes int64
+	// L0TargetFileSize is the size at which flushes and L0 compactions cut
+	// an SST; the levels below double it each. Default 8 MiB.
+	L0TargetFileSize int64
 	// BlockSize is the SST data block size in bytes. Default 32 KiB.
 	BlockSize int
 	// AsyncWALInterval is how often writes committed with AsyncWAL are
@@ -67,10 +79,16 @@ func (o *Options) EnsureDefaults() {
 		o.MemTableStopWritesThreshold = 4
 	}
 	if o.L0CompactionThreshold == 0 {
-		o.L0CompactionThreshold = 4
+		o.L0CompactionThreshold = 8
 	}
 	if o.L0StopWritesThreshold == 0 {
 		o.L0StopWritesThreshold = 24
+	}
+	if o.LBaseMaxBytes == 0 {
+		o.LBaseMaxBytes = 256 << 20
+	}
+	if o.L0TargetFileSize == 0 {
+		o.L0TargetFileSize = 8 << 20
 	}
 	if o.BlockSize == 0 {
 		o.BlockSize = 32 << 10
@@ -105,6 +123,12 @@ func (o *Options) Validate() error {
 	} else if o.L0StopWritesThreshold < o.L0CompactionThreshold {
 		errs = append(errs, fmt.Errorf("storage: Options.L0StopWritesThreshold %d is below L0CompactionThreshold %d",
 			o.L0StopWritesThreshold, o.L0CompactionThreshold))
+	}
+	if o.LBaseMaxBytes < 1<<20 {
+		errs = append(errs, fmt.Errorf("storage: Options.LBaseMaxBytes %d is below 1 MiB", o.LBaseMaxBytes))
+	}
+	if o.L0TargetFileSize < 64<<10 || o.L0TargetFileSize > 1<<30 {
+		errs = append(errs, fmt.Errorf("storage: Options.L0TargetFileSize %d is outside [64 KiB, 1 GiB]", o.L0TargetFileSize))
 	}
 	if o.BlockSize < 1<<10 || o.BlockSize > 16<<20 {
 		errs = append(errs, fmt.Errorf("storage: Options.BlockSize %d is outside [1 KiB, 16 MiB]", o.BlockSize))
