@@ -50,10 +50,10 @@ type rowReader struct {
 	versions  int
 
 	seekBuf []byte
-	// deepColumns: a column of this row had more older versions than
-	// seekPastPrefix steps over, so the row's other columns likely have as
-	// many (YCSB's updates spread over all fields of a hot row): skip
-	// them with a seek at once instead of Nexts first.
+	// deepColumns: the row's last column skipped had more older versions
+	// than seekPastPrefix steps over, so the next likely has as many
+	// (YCSB's updates spread over all fields of a hot row): step over one
+	// key only before seeking.
 	deepColumns bool
 	prevKey     []byte // invariants only: the last key read
 	arena       []byte
@@ -315,20 +315,24 @@ func (rr *rowReader) seekGE(key []byte) bool {
 // whose last two bytes are an escaped segment's terminator or a tag.
 // It tries a few Nexts first: what it skips is most often a column's older
 // version or two, and a Next costs a fraction of a seek (HBase's
-// StoreScanner makes the same bet). Once a column of the row needed the
-// seek, the row's later columns seek at once: a row updated often has
-// long runs of versions in every column (until a compaction drops them),
-// and the Nexts before each seek would be wasted.
+// StoreScanner makes the same bet). After a column that needed the seek,
+// the next column tries one Next only: a row updated often has long runs
+// of versions in every column (until a compaction drops them), and the
+// Nexts before each seek would be wasted; one still finds a column with no
+// older version without a seek.
 func (rr *rowReader) seekPastPrefix(prefix []byte) {
 	rr.seekBuf = append(rr.seekBuf[:0], prefix...) // prefix may alias the key Next replaces
-	if !rr.deepColumns {
-		for range nextsBeforeSeek {
-			if !rr.it.Next() || !bytes.HasPrefix(rr.it.Key(), rr.seekBuf) {
-				return
-			}
-		}
-		rr.deepColumns = true
+	nexts := nextsBeforeSeek
+	if rr.deepColumns {
+		nexts = 1
 	}
+	for range nexts {
+		if !rr.it.Next() || !bytes.HasPrefix(rr.it.Key(), rr.seekBuf) {
+			rr.deepColumns = false
+			return
+		}
+	}
+	rr.deepColumns = true
 	rr.seekBuf[len(rr.seekBuf)-1]++
 	rr.seekGE(rr.seekBuf)
 }
