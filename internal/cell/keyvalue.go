@@ -56,18 +56,13 @@ func AppendKeyValue(dst, row, family, qualifier []byte, ts int64, typ Type, valu
 	}
 	dst = dst[:at+n]
 	b := dst[at:]
-	binary.BigEndian.PutUint32(b, uint32(8+keyLen+len(value)))
-	binary.BigEndian.PutUint32(b[4:], uint32(keyLen))
-	binary.BigEndian.PutUint32(b[8:], uint32(len(value)))
+	putKeyValueLengths(b, keyLen, len(value))
 	binary.BigEndian.PutUint16(b[12:], uint16(len(row)))
 	p := 14 + copy(b[14:], row)
 	b[p] = byte(len(family))
 	p++
 	p += copy(b[p:], family)
-	p += copy(b[p:], qualifier)
-	binary.BigEndian.PutUint64(b[p:], uint64(ts))
-	b[p+8] = byte(typ)
-	copy(b[p+9:], value)
+	putKeyValueTail(b[p:], qualifier, ts, typ, value)
 	return dst
 }
 
@@ -95,15 +90,29 @@ func AppendKeyValueWithHead(dst, head, qualifier []byte, ts int64, typ Type, val
 	}
 	dst = dst[:at+n]
 	b := dst[at:]
-	binary.BigEndian.PutUint32(b, uint32(8+keyLen+len(value)))
-	binary.BigEndian.PutUint32(b[4:], uint32(keyLen))
-	binary.BigEndian.PutUint32(b[8:], uint32(len(value)))
+	putKeyValueLengths(b, keyLen, len(value))
 	p := 12 + copy(b[12:], head)
-	p += copy(b[p:], qualifier)
+	putKeyValueTail(b[p:], qualifier, ts, typ, value)
+	return dst
+}
+
+// putKeyValueLengths writes a length-prefixed KeyValue's three lengths
+// (the whole, the key, the value) at b[0:12]. The encoders size and grow
+// their buffer themselves: a shared helper doing that too would no longer
+// inline into them, and they run once per cell.
+func putKeyValueLengths(b []byte, keyLen, valLen int) {
+	binary.BigEndian.PutUint32(b, uint32(8+keyLen+valLen))
+	binary.BigEndian.PutUint32(b[4:], uint32(keyLen))
+	binary.BigEndian.PutUint32(b[8:], uint32(valLen))
+}
+
+// putKeyValueTail writes a KeyValue's end from b[0]: the qualifier, the
+// timestamp, the type and the value.
+func putKeyValueTail(b, qualifier []byte, ts int64, typ Type, value []byte) {
+	p := copy(b, qualifier)
 	binary.BigEndian.PutUint64(b[p:], uint64(ts))
 	b[p+8] = byte(typ)
 	copy(b[p+9:], value)
-	return dst
 }
 
 // growBytes returns dst with room for n more bytes, at least doubling.
