@@ -281,11 +281,11 @@ func (c *PriorityStudyConfig) runPhase(ctx context.Context, high, low bool, d ti
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res.l, errL = c.runTenant(ctx, "T", prioUserLow, d, c.NiceLow, c.IdleLow)
+			res.l, errL = c.runTenant(ctx, "T", prioUserLow, d, true)
 		}()
 	}
 	if high {
-		res.h, errH = c.runTenant(ctx, "U", prioUserHigh, d, 0, false)
+		res.h, errH = c.runTenant(ctx, "U", prioUserHigh, d, false)
 	}
 	wg.Wait()
 	res.wall = time.Since(start)
@@ -293,8 +293,9 @@ func (c *PriorityStudyConfig) runPhase(ctx context.Context, high, low bool, d ti
 }
 
 // runTenant runs one tenant's YCSB client for d: in this process, or as
-// a child process (`weir bench run -json`) when c.Command is set.
-func (c *PriorityStudyConfig) runTenant(ctx context.Context, role, user string, d time.Duration, nice int, idle bool) (tenantRun, error) {
+// a child process (`weir bench run -json`) when c.Command is set, L's
+// (low) under NiceLow and IdleLow.
+func (c *PriorityStudyConfig) runTenant(ctx context.Context, role, user string, d time.Duration, low bool) (tenantRun, error) {
 	props := c.props(role, d)
 	if len(c.Command) == 0 {
 		rep, err := Run(ctx, Config{Phase: "run", Props: props, Master: c.Master, User: user})
@@ -309,10 +310,10 @@ func (c *PriorityStudyConfig) runTenant(ctx context.Context, role, user string, 
 	for _, k := range keys {
 		argv = append(argv, "-p", k+"="+props[k])
 	}
-	if nice != 0 {
-		argv = append([]string{"nice", "-n", strconv.Itoa(nice)}, argv...)
+	if low && c.NiceLow != 0 {
+		argv = append([]string{"nice", "-n", strconv.Itoa(c.NiceLow)}, argv...)
 	}
-	if idle {
+	if low && c.IdleLow {
 		argv = append([]string{"chrt", "--idle", "0"}, argv...)
 	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
@@ -433,11 +434,11 @@ func SummarizePriorityRounds(rows []PriorityRow) (PrioritySummary, bool) {
 func median(v []float64) float64 {
 	s := slices.Clone(v)
 	slices.Sort(s)
-	if n := len(s); n%2 == 1 {
+	n := len(s)
+	if n%2 == 1 {
 		return s[n/2]
-	} else {
-		return (s[n/2-1] + s[n/2]) / 2
 	}
+	return (s[n/2-1] + s[n/2]) / 2
 }
 
 func ratioList(v []float64) string {
