@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/weirdb/weir/internal/quota"
+	"github.com/weirdb/weir/internal/storage"
 )
 
 // confFlag collects repeatable -D key=value (or --conf key=value)
@@ -35,7 +36,7 @@ func (c confFlag) Set(v string) error {
 	return nil
 }
 
-const confUsage = "configuration key=value, repeatable: hbase.regionserver.handler.count, weir.storage.block.cache.size, weir.regionserver.high.priority.handler.count, hbase.quota.default.user.machine.{read,write,request}.{num,size}, hbase.quota.default.user.machine.request.handler.usage.ms"
+const confUsage = "configuration key=value, repeatable: hbase.regionserver.handler.count, hbase.wal.hsync, hbase.regionserver.optionallogflushinterval, weir.storage.block.cache.size, weir.regionserver.high.priority.handler.count, hbase.quota.default.user.machine.{read,write,request}.{num,size}, hbase.quota.default.user.machine.request.handler.usage.ms"
 
 // registerConf adds -D and its long form --conf to fs.
 func registerConf(fs *flag.FlagSet) confFlag {
@@ -73,6 +74,17 @@ type serverConf struct {
 	// blockCacheSize is weir.storage.block.cache.size, the region server
 	// store's block cache in bytes (0: storage's default).
 	blockCacheSize int64
+	// walHsync is hbase.wal.hsync (default false, as in HBase).
+	walHsync bool
+	// walSyncInterval is hbase.regionserver.optionallogflushinterval, how
+	// often the WAL is fdatasynced in the background (0: storage's
+	// default, 1 s).
+	walSyncInterval time.Duration
+}
+
+// storage returns the store options the settings choose.
+func (sc serverConf) storage() storage.Options {
+	return storage.Options{CacheSize: sc.blockCacheSize, WALSyncInterval: sc.walSyncInterval}
 }
 
 // parse checks every key and value; an unknown key or a bad value is an
@@ -98,6 +110,22 @@ func (c confFlag) parse() (serverConf, error) {
 				return sc, fmt.Errorf("-D %s=%s: want a block cache size in bytes, at least 1048576", k, v)
 			}
 			sc.blockCacheSize = n
+			continue
+		}
+		if k == "hbase.wal.hsync" {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return sc, fmt.Errorf("-D %s=%s: want true or false", k, v)
+			}
+			sc.walHsync = b
+			continue
+		}
+		if k == "hbase.regionserver.optionallogflushinterval" {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n < 1 || n > 3_600_000 {
+				return sc, fmt.Errorf("-D %s=%s: want milliseconds between background WAL syncs, 1 to 3600000", k, v)
+			}
+			sc.walSyncInterval = time.Duration(n) * time.Millisecond
 			continue
 		}
 		if k == "hbase.regionserver.handler.count" {

@@ -17,6 +17,8 @@ func TestConfFlag(t *testing.T) {
 		"hbase.regionserver.handler.count=8",
 		"weir.regionserver.high.priority.handler.count=0",
 		"weir.storage.block.cache.size=2147483648",
+		"hbase.wal.hsync=true",
+		"hbase.regionserver.optionallogflushinterval=250",
 	} {
 		if err := c.Set(kv); err != nil {
 			t.Fatal(err)
@@ -37,8 +39,11 @@ func TestConfFlag(t *testing.T) {
 	if sc.handlerCount != 8 || sc.highHandlers != -1 {
 		t.Fatalf("handlers %d, high %d", sc.handlerCount, sc.highHandlers)
 	}
-	if sc.blockCacheSize != 2<<30 {
-		t.Fatalf("block cache size %d, want 2 GiB", sc.blockCacheSize)
+	if so := sc.storage(); so.CacheSize != 2<<30 || so.WALSyncInterval != 250*time.Millisecond {
+		t.Fatalf("storage options: block cache %d, WAL sync interval %v; want 2 GiB and 250ms", so.CacheSize, so.WALSyncInterval)
+	}
+	if !sc.walHsync {
+		t.Fatal("hbase.wal.hsync=true not set")
 	}
 
 	for _, tc := range []struct{ kv, want string }{
@@ -49,6 +54,9 @@ func TestConfFlag(t *testing.T) {
 		{"no.such.key=1", "no.such.key"},
 		{"weir.storage.block.cache.size=1000", "block.cache.size=1000"},
 		{"weir.storage.block.cache.size=1g", "block.cache.size=1g"},
+		{"hbase.wal.hsync=yes", "hbase.wal.hsync=yes"},
+		{"hbase.regionserver.optionallogflushinterval=0", "optionallogflushinterval=0"},
+		{"hbase.regionserver.optionallogflushinterval=1s", "optionallogflushinterval=1s"},
 	} {
 		c := confFlag{}
 		if err := c.Set(tc.kv); err != nil {

@@ -20,7 +20,6 @@ import (
 	"github.com/weirdb/weir/internal/master"
 	"github.com/weirdb/weir/internal/quota"
 	"github.com/weirdb/weir/internal/regionserver"
-	"github.com/weirdb/weir/internal/storage"
 )
 
 // common flags of the long-running commands.
@@ -250,7 +249,8 @@ func runRegionServer(args []string, stdout, stderr io.Writer) int {
 			QuotaDisabled: !*quotaEnabled, QuotaMode: mode, QuotaMachinePerInstance: !*quotaPerHost,
 			Split:            regionserver.SplitConfig{MaxFileSize: *maxFileSize},
 			QuotaDefaultUser: sc.defaultUser, HandlerCount: sc.handlerCount,
-			Storage:              storage.Options{CacheSize: sc.blockCacheSize},
+			Storage:              sc.storage(),
+			WALHsync:             sc.walHsync,
 			HighPriorityHandlers: sc.highHandlers,
 			SpaceReportPeriod:    *spacePeriod,
 		})

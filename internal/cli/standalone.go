@@ -12,7 +12,6 @@ import (
 	"github.com/weirdb/weir/internal/cluster"
 	"github.com/weirdb/weir/internal/quota"
 	"github.com/weirdb/weir/internal/regionserver"
-	"github.com/weirdb/weir/internal/storage"
 )
 
 // spacePeriodUsage documents --quota-space-report-period.
@@ -96,7 +95,8 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 		BalancerPeriod:       *balancerPeriod,
 		QuotaDefaultUser:     sc.defaultUser,
 		HandlerCount:         sc.handlerCount,
-		Storage:              storage.Options{CacheSize: sc.blockCacheSize},
+		Storage:              sc.storage(),
+		WALHsync:             sc.walHsync,
 		HighHandlers:         sc.highHandlers,
 		SpaceReportPeriod:    *spacePeriod,
 		HostIDs:              hosts,

@@ -72,6 +72,9 @@ type Config struct {
 	QuotaDefaultUser map[quota.ThrottleType]quota.Limit
 	HandlerCount     int
 	HighHandlers     int
+	// WALHsync is hbase.wal.hsync for every region server
+	// (regionserver.Config.WALHsync).
+	WALHsync bool
 	// SpaceReportPeriod is weir.quota.space.report.period for the master
 	// and the region servers. Default 5 s.
 	SpaceReportPeriod time.Duration
@@ -191,6 +194,7 @@ func (c *Cluster) StartRegionServer(ctx context.Context, i int) error {
 		HandlerCount:       c.cfg.HandlerCount,
 
 		HighPriorityHandlers: c.cfg.HighHandlers,
+		WALHsync:             c.cfg.WALHsync,
 		// Space quotas: how often sizes are reported.
 		SpaceReportPeriod: c.cfg.SpaceReportPeriod,
 	})

@@ -169,10 +169,14 @@ func needsRead(m *Mutation) bool {
 }
 
 // commit writes b with the strongest of the mutations' durabilities, or
-// the table's when they all said USE_DEFAULT.
+// the table's when they all said USE_DEFAULT, or hbase.wal.hsync's when the
+// table says USE_DEFAULT too.
 func (r *Region) commit(b *storage.Batch, d Durability) error {
 	if d == UseDefault {
 		d = r.Descriptor().Durability
+	}
+	if d == UseDefault && r.opts.WALHsync {
+		d = FsyncWAL
 	}
 	if err := b.Commit(d.storage()); err != nil {
 		return fmt.Errorf("region: %w", err)
@@ -347,5 +351,5 @@ func (r *Region) Replace(ctx context.Context, puts []Mutation) error {
 			return err
 		}
 	}
-	return r.commit(b, SyncWAL)
+	return r.commit(b, FsyncWAL)
 }

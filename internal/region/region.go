@@ -49,6 +49,11 @@ type Options struct {
 	MaxRowLength int
 	// Logger receives the region's logs. Default: discard.
 	Logger *slog.Logger
+	// WALHsync is HBase's hbase.wal.hsync: a mutation whose durability
+	// and whose table's are both USE_DEFAULT waits for the WAL's fdatasync
+	// (FSYNC_WAL) instead of its write to the OS (SYNC_WAL, HBase's hflush).
+	// Default false, as in HBase.
+	WALHsync bool
 	// RowOrder, when set, changes how rows sort in the store (hbase:meta
 	// sorts its rows by table, start key and region id, not bytewise).
 	// Default: HBase's unsigned byte order.

@@ -54,6 +54,12 @@ type Config struct {
 	MaxRequestSize int
 	// Storage tunes the Pebble store; Dir and FS are taken from DataDir.
 	Storage storage.Options
+	// WALHsync is hbase.wal.hsync: writes with the default durability
+	// (USE_DEFAULT on the mutation and the table) wait for the WAL's
+	// fdatasync instead of its write to the OS (HBase's hflush). Default
+	// false, as in HBase; either way the WAL is fdatasynced in the
+	// background every Storage.WALSyncInterval.
+	WALHsync bool
 	// QuotaDisabled turns RPC quotas off entirely (HBase's
 	// hbase.quota.enabled=false): no settings are loaded, no call is
 	// checked.

@@ -73,10 +73,12 @@ func commitBatch(e *Engine, id int, d Durability) error {
 	return b.Commit(d)
 }
 
-// TestCrashCloneSyncWAL: concurrent SyncWAL committers, crash clones taken
-// at random moments keeping 0, 50 or 100% of unsynced data. Every clone
-// opens, holds every batch acknowledged before the clone, and holds each
-// batch whole or not at all.
+// TestCrashCloneSyncWAL: concurrent committers, half with FsyncWAL and
+// half with SyncWAL, and crash clones taken at random moments keeping 0,
+// 50 or 100% of the data written but not synced. Every clone opens and
+// holds each batch whole or not at all; it holds every FsyncWAL batch
+// acknowledged before the clone, and, when it keeps all written data (a
+// crash of the process, not of the machine), every SyncWAL one too.
 func TestCrashCloneSyncWAL(t *testing.T) {
 	seed := time.Now().UnixNano()
 	t.Logf("seed %d", seed)
@@ -84,27 +86,34 @@ func TestCrashCloneSyncWAL(t *testing.T) {
 	fs := vfs.NewCrashableMem()
 	opts := testOptions(fs, "/db")
 	opts.MemTableSize = 64 << 10 // rotate WALs and flush during the run
+	opts.WALSyncInterval = time.Hour
 	e := openEngine(t, opts)
 
 	var (
-		mu     sync.Mutex
-		acked  []int
-		nextID atomic.Int64
-		stop   atomic.Bool
-		wg     sync.WaitGroup
+		mu      sync.Mutex
+		fsynced []int // acknowledged FsyncWAL batches
+		flushed []int // acknowledged SyncWAL batches
+		nextID  atomic.Int64
+		stop    atomic.Bool
+		wg      sync.WaitGroup
 	)
-	for range 8 {
+	for g := range 8 {
+		d := []Durability{FsyncWAL, SyncWAL}[g%2]
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for !stop.Load() {
 				id := int(nextID.Add(1))
-				if err := commitBatch(e, id, SyncWAL); err != nil {
+				if err := commitBatch(e, id, d); err != nil {
 					t.Errorf("commit %d: %v", id, err)
 					return
 				}
 				mu.Lock()
-				acked = append(acked, id)
+				if d == FsyncWAL {
+					fsynced = append(fsynced, id)
+				} else {
+					flushed = append(flushed, id)
+				}
 				mu.Unlock()
 			}
 		}()
@@ -117,10 +126,14 @@ func TestCrashCloneSyncWAL(t *testing.T) {
 	var clones []clone
 	for i := range 9 {
 		time.Sleep(time.Duration(1+rng.Intn(15)) * time.Millisecond)
-		mu.Lock()
-		snap := slices.Clone(acked) // acknowledged before the clone starts
-		mu.Unlock()
 		p := []int{0, 50, 100}[i%3]
+		mu.Lock()
+		// Acknowledged before the clone starts.
+		snap := slices.Clone(fsynced)
+		if p == 100 {
+			snap = append(snap, flushed...)
+		}
+		mu.Unlock()
 		clones = append(clones, clone{
 			fs:    fs.CrashClone(vfs.CrashCloneCfg{UnsyncedDataPercent: p, RNG: randv2.New(randv2.NewPCG(uint64(rng.Int63()), 0))}),
 			acked: snap,
@@ -132,7 +145,7 @@ func TestCrashCloneSyncWAL(t *testing.T) {
 	for i, c := range clones {
 		n := checkBatches(t, c.fs, "/db", c.acked, seed, fmt.Sprintf("clone %d (unsynced %d%%)", i, c.p))
 		if testing.Verbose() {
-			t.Logf("clone %d (unsynced %d%%): %d acked, %d batches survived", i, c.p, len(c.acked), n)
+			t.Logf("clone %d (unsynced %d%%): %d required, %d batches survived", i, c.p, len(c.acked), n)
 		}
 	}
 }
@@ -140,9 +153,9 @@ func TestCrashCloneSyncWAL(t *testing.T) {
 const errorFSEnv = "WEIR_STORAGE_ERRORFS" // "dir|write" or "dir|sync"
 
 // TestErrorFSWALChild is the child of TestErrorFSWAL: on a real directory
-// wrapped in errorfs it commits SyncWAL batches, printing one line per
-// acknowledgement, and injects an error into the WAL's writes or syncs
-// after 20 of them.
+// wrapped in errorfs it commits batches (FsyncWAL when syncs fail, SyncWAL
+// when writes do), printing one line per acknowledgement, and injects an
+// error into the WAL's writes or syncs after 20 of them.
 func TestErrorFSWALChild(t *testing.T) {
 	env := os.Getenv(errorFSEnv)
 	if env == "" {
@@ -173,6 +186,10 @@ func TestErrorFSWALChild(t *testing.T) {
 		fmt.Printf("open failed: %v\n", err)
 		os.Exit(2)
 	}
+	d := SyncWAL
+	if kind == "sync" {
+		d = FsyncWAL
+	}
 	for id := range 40 {
 		if id == 20 {
 			armed.Store(true)
@@ -183,7 +200,7 @@ func TestErrorFSWALChild(t *testing.T) {
 					err = fmt.Errorf("panic: %v", r)
 				}
 			}()
-			return commitBatch(e, id, SyncWAL)
+			return commitBatch(e, id, d)
 		}()
 		if err != nil {
 			fmt.Printf("commit %d failed: %v\n", id, err)

@@ -20,14 +20,18 @@ var ErrClosed = errors.New("storage: engine closed")
 type Durability uint8
 
 const (
-	// SyncWAL: the write is in the WAL and the WAL is synced to disk before
-	// Commit returns. Concurrent committers share one sync (group commit).
+	// SyncWAL: the write is in the WAL and written to the OS before Commit
+	// returns, HBase's hflush: a crash of the process loses nothing, a
+	// crash of the machine may lose what the background sync (every
+	// Options.WALSyncInterval) had not reached yet. Concurrent committers
+	// share one write (group commit).
 	SyncWAL Durability = iota
-	// FsyncWAL is SyncWAL: on a local disk Pebble's WAL sync is an fsync
-	// (fdatasync); HBase distinguishes hflush from hsync only on HDFS.
+	// FsyncWAL: the write is in the WAL and the WAL is synced to disk
+	// (fdatasync) before Commit returns, HBase's hsync. Concurrent
+	// committers share one sync.
 	FsyncWAL
 	// AsyncWAL: the write is in the WAL buffer when Commit returns; a
-	// background sync makes it durable within Options.AsyncWALInterval.
+	// background sync makes it durable within Options.WALSyncInterval.
 	AsyncWAL
 	// SkipWAL: no sync is ever waited for, and a crash may lose the write.
 	// Pebble has no per-batch WAL bypass, so the record still goes to the
@@ -64,8 +68,9 @@ type Engine struct {
 	db   *pebble.DB
 	opts Options
 	po   *pebble.Options
+	wal  *walFS
 
-	asyncDirty atomic.Bool // an AsyncWAL write awaits its background sync
+	walDirty atomic.Bool // a write that was not fsynced awaits the background sync
 	// trackers record the rows written in key spans (region moves); nil
 	// when none is active, so a commit pays one atomic load.
 	trackers atomic.Pointer[[]*Tracker]
@@ -88,8 +93,9 @@ func Open(opts Options) (*Engine, error) {
 	iters := newIterPool()
 	cache := pebble.NewCache(opts.CacheSize)
 	defer cache.Unref()
+	wal := newWALFS(opts.FS)
 	po := &pebble.Options{
-		FS:                          opts.FS,
+		FS:                          wal,
 		Cache:                       cache,
 		Comparer:                    comparer,
 		MemTableSize:                opts.MemTableSize,
@@ -122,15 +128,15 @@ func Open(opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("storage: opening %s: %w", opts.Dir, err)
 	}
-	e := &Engine{db: db, opts: opts, po: po, iters: iters, stop: make(chan struct{})}
+	e := &Engine{db: db, opts: opts, po: po, wal: wal, iters: iters, stop: make(chan struct{})}
 	e.wg.Add(2)
-	go e.asyncWALSyncer()
+	go e.walSyncer()
 	go e.iterJanitor()
 	return e, nil
 }
 
-// Close stops the background syncer, syncs pending AsyncWAL writes and
-// closes Pebble. It is idempotent.
+// Close stops the background syncer, syncs the WAL and closes Pebble. It
+// is idempotent.
 func (e *Engine) Close() error {
 	e.gate.Lock()
 	defer e.gate.Unlock()
@@ -141,8 +147,8 @@ func (e *Engine) Close() error {
 	e.wg.Wait()
 	e.iters.drain()
 	var errs []error
-	if e.asyncDirty.Load() {
-		errs = append(errs, e.db.LogData(nil, pebble.Sync))
+	if e.walDirty.Load() {
+		errs = append(errs, e.syncWAL())
 	}
 	errs = append(errs, e.db.Close())
 	if err := errors.Join(errs...); err != nil {
@@ -164,20 +170,26 @@ func (e *Engine) enter() error {
 
 func (e *Engine) exit() { e.gate.RUnlock() }
 
-// asyncWALSyncer makes AsyncWAL writes durable every AsyncWALInterval.
-func (e *Engine) asyncWALSyncer() {
+// syncWAL writes out Pebble's WAL buffer and fdatasyncs the WAL.
+func (e *Engine) syncWAL() error {
+	return e.wal.hardSync(func() error { return e.db.LogData(nil, pebble.Sync) })
+}
+
+// walSyncer makes SyncWAL and AsyncWAL writes durable every
+// WALSyncInterval.
+func (e *Engine) walSyncer() {
 	defer e.wg.Done()
-	t := time.NewTicker(e.opts.AsyncWALInterval)
+	t := time.NewTicker(e.opts.WALSyncInterval)
 	defer t.Stop()
 	for {
 		select {
 		case <-e.stop:
 			return
 		case <-t.C:
-			if e.asyncDirty.CompareAndSwap(true, false) {
-				if err := e.db.LogData(nil, pebble.Sync); err != nil {
+			if e.walDirty.CompareAndSwap(true, false) {
+				if err := e.syncWAL(); err != nil {
 					e.opts.Logger.Error("storage: background WAL sync failed", "err", err)
-					e.asyncDirty.Store(true)
+					e.walDirty.Store(true)
 				}
 			}
 		}
@@ -218,18 +230,24 @@ func (b *Batch) Commit(d Durability) error {
 		return err
 	}
 	defer b.e.exit()
-	opts := pebble.Sync
-	if d == AsyncWAL || d == SkipWAL {
-		opts = pebble.NoSync
-	}
+	var err error
 	b.e.iters.beginWrite()
-	err := b.b.Commit(opts)
+	switch d {
+	case FsyncWAL:
+		b.e.wal.hard.Add(1)
+		err = b.b.Commit(pebble.Sync)
+		b.e.wal.hard.Add(-1)
+	case SyncWAL:
+		err = b.b.Commit(pebble.Sync)
+	default:
+		err = b.b.Commit(pebble.NoSync)
+	}
 	b.e.iters.endWrite()
 	if err != nil {
 		return fmt.Errorf("storage: commit: %w", err)
 	}
-	if d == AsyncWAL {
-		b.e.asyncDirty.Store(true)
+	if d != FsyncWAL && !b.e.walDirty.Load() {
+		b.e.walDirty.Store(true)
 	}
 	b.e.noteCommit(b.b)
 	return nil

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"sort"
 	"strings"
 	"sync"
@@ -116,8 +117,8 @@ func TestOptionsValidate(t *testing.T) {
 		{"L0 file too large", func(o *Options) { o.L0TargetFileSize = 1<<30 + 1 }, "Options.L0TargetFileSize"},
 		{"block too small", func(o *Options) { o.BlockSize = 1023 }, "Options.BlockSize"},
 		{"block too large", func(o *Options) { o.BlockSize = 16<<20 + 1 }, "Options.BlockSize"},
-		{"async interval", func(o *Options) { o.AsyncWALInterval = time.Microsecond }, "Options.AsyncWALInterval"},
-		{"negative async interval", func(o *Options) { o.AsyncWALInterval = -time.Second }, "Options.AsyncWALInterval"},
+		{"wal sync interval", func(o *Options) { o.WALSyncInterval = time.Microsecond }, "Options.WALSyncInterval"},
+		{"negative wal sync interval", func(o *Options) { o.WALSyncInterval = -time.Second }, "Options.WALSyncInterval"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -185,46 +186,87 @@ func TestDurabilityString(t *testing.T) {
 }
 
 // TestCommitDurability commits under each durability and checks what a
-// crash right after Commit returns (or after AsyncWALInterval) keeps.
+// crash right after Commit returns (or after WALSyncInterval) keeps. A
+// crash clone that keeps every written byte is a crash of the process; one
+// that keeps only synced bytes is a crash of the machine.
 func TestCommitDurability(t *testing.T) {
 	for _, d := range []Durability{SyncWAL, FsyncWAL, AsyncWAL, SkipWAL} {
 		t.Run(d.String(), func(t *testing.T) {
 			fs := vfs.NewCrashableMem()
 			opts := testOptions(fs, "/db")
-			opts.AsyncWALInterval = 5 * time.Millisecond
+			opts.WALSyncInterval = 5 * time.Millisecond
 			e := openEngine(t, opts)
 			want := []kv{cellKV("r1", "a", 1, "v1"), cellKV("r1", "b", 1, "v2"), cellKV("r2", "", 7, "v3")}
 			commit(t, e, d, want...)
 			if got := scanEngine(t, e, IterOptions{}); !equalKVs(got, want) {
 				t.Fatalf("after Commit(%v): %q, want %q", d, got, want)
 			}
-			crashed := func() []kv {
-				e2 := openEngine(t, testOptions(fs.CrashClone(vfs.CrashCloneCfg{}), "/db"))
+			crashed := func(unsynced int) []kv {
+				e2 := openEngine(t, testOptions(fs.CrashClone(vfs.CrashCloneCfg{UnsyncedDataPercent: unsynced, RNG: rand.New(rand.NewPCG(1, 2))}), "/db"))
 				return scanEngine(t, e2, IterOptions{})
 			}
-			switch d {
-			case SyncWAL, FsyncWAL:
-				if got := crashed(); !equalKVs(got, want) {
-					t.Fatalf("crash right after Commit(%v) kept %q, want %q", d, got, want)
-				}
-			case AsyncWAL:
-				// The background syncer makes it durable within the interval.
+			durableWithin := func(interval time.Duration) {
+				t.Helper()
 				deadline := time.Now().Add(5 * time.Second)
-				for got := crashed(); !equalKVs(got, want); got = crashed() {
+				for got := crashed(0); !equalKVs(got, want); got = crashed(0) {
 					if time.Now().After(deadline) {
-						t.Fatalf("AsyncWAL write not durable 5s after Commit (interval %v): %q", opts.AsyncWALInterval, got)
+						t.Fatalf("%v write not on disk 5s after Commit (interval %v): %q", d, interval, got)
 					}
-					time.Sleep(opts.AsyncWALInterval)
+					time.Sleep(interval)
 				}
+			}
+			switch d {
+			case FsyncWAL:
+				if got := crashed(0); !equalKVs(got, want) {
+					t.Fatalf("machine crash right after Commit(%v) kept %q, want %q", d, got, want)
+				}
+			case SyncWAL:
+				// Written to the OS: a process crash keeps it at once, and
+				// the background sync puts it on disk within the interval.
+				if got := crashed(100); !equalKVs(got, want) {
+					t.Fatalf("process crash right after Commit(%v) kept %q, want %q", d, got, want)
+				}
+				durableWithin(opts.WALSyncInterval)
+			case AsyncWAL:
+				durableWithin(opts.WALSyncInterval)
 			case SkipWAL:
-				// No promise; a later SyncWAL commit makes it durable too, as
-				// Pebble's WAL is one ordered log.
-				commit(t, e, SyncWAL, kv{"z", "sync"})
-				if got := crashed(); len(got) != len(want)+1 {
-					t.Fatalf("SyncWAL commit after a SkipWAL one: crash kept %q", got)
+				// No promise; a later FsyncWAL commit makes it durable too,
+				// as Pebble's WAL is one ordered log.
+				commit(t, e, FsyncWAL, kv{"z", "sync"})
+				if got := crashed(0); len(got) != len(want)+1 {
+					t.Fatalf("FsyncWAL commit after a SkipWAL one: crash kept %q", got)
 				}
 			}
 		})
+	}
+}
+
+// TestSyncWALWithoutBackgroundSync: with the background sync far away, a
+// SyncWAL write is lost by a machine crash until a WAL rotation or an
+// FsyncWAL commit syncs the log it is in, and an FsyncWAL commit makes every
+// earlier write durable.
+func TestSyncWALWithoutBackgroundSync(t *testing.T) {
+	fs := vfs.NewCrashableMem()
+	opts := testOptions(fs, "/db")
+	opts.WALSyncInterval = time.Hour
+	e := openEngine(t, opts)
+	commit(t, e, SyncWAL, kv{"a", "1"})
+	crashed := func(unsynced int) []kv {
+		e2 := openEngine(t, testOptions(fs.CrashClone(vfs.CrashCloneCfg{UnsyncedDataPercent: unsynced, RNG: rand.New(rand.NewPCG(1, 2))}), "/db"))
+		return scanEngine(t, e2, IterOptions{})
+	}
+	if got := crashed(0); len(got) != 0 {
+		t.Fatalf("machine crash after a SyncWAL commit kept %q; want nothing (the WAL was not synced)", got)
+	}
+	if got := crashed(100); len(got) != 1 {
+		t.Fatalf("process crash after a SyncWAL commit kept %q, want a=1", got)
+	}
+	commit(t, e, FsyncWAL, kv{"b", "2"})
+	if got := crashed(0); len(got) != 2 {
+		t.Fatalf("machine crash after an FsyncWAL commit kept %q, want a and b", got)
+	}
+	if m := e.Metrics(); m.WALFsync.Count == 0 {
+		t.Errorf("WALFsync.Count = 0 after an FsyncWAL commit")
 	}
 }
 
@@ -540,7 +582,7 @@ func TestClearRange(t *testing.T) {
 	if got := scanEngine(t, e, IterOptions{}); !equalKVs(got, keep) {
 		t.Fatalf("after ClearRange: %d keys, want %d", len(got), len(keep))
 	}
-	// ClearRange is durable: it commits with SyncWAL.
+	// ClearRange is durable: it commits with FsyncWAL.
 	e2 := openEngine(t, testOptions(fs.CrashClone(vfs.CrashCloneCfg{}), "/db"))
 	if got := scanEngine(t, e2, IterOptions{}); !equalKVs(got, keep) {
 		t.Fatalf("after a crash following ClearRange: %d keys, want %d", len(got), len(keep))

@@ -29,7 +29,9 @@ type Metrics struct {
 	BlockCacheMisses          int64
 	WALBytesIn                uint64
 	WALBytesWritten           uint64
-	// WALFsync is the latency distribution of the WAL's fsyncs since open.
+	// WALFsync is the latency distribution of the WAL's fdatasyncs since
+	// open (FsyncWAL commits, background syncs, WAL rotations; a SyncWAL
+	// commit writes to the OS without one).
 	WALFsync Histogram
 }
 
@@ -84,11 +86,9 @@ func (e *Engine) Metrics() Metrics {
 		WALBytesIn:                m.WAL.BytesIn,
 		WALBytesWritten:           m.WAL.BytesWritten,
 	}
-	if h := m.LogWriter.FsyncLatency; h != nil {
-		var d dto.Metric
-		if h.Write(&d) == nil {
-			out.WALFsync = coarsen(d.GetHistogram())
-		}
+	var d dto.Metric
+	if e.wal.syncs.Write(&d) == nil {
+		out.WALFsync = coarsen(d.GetHistogram())
 	}
 	return out
 }

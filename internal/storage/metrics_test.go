@@ -21,7 +21,7 @@ func TestMetricsSnapshot(t *testing.T) {
 	}
 	const syncs = 5
 	for i := range syncs {
-		commit(t, e, SyncWAL, cellKV(fmt.Sprintf("row%d", i), "q", 1, "v"))
+		commit(t, e, FsyncWAL, cellKV(fmt.Sprintf("row%d", i), "q", 1, "v"))
 	}
 	// Pebble's WAL writer records an fsync's latency just after waking the
 	// committers it synced: the last one may lag the commit.

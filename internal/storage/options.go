@@ -44,10 +44,11 @@ type Options struct {
 	L0TargetFileSize int64
 	// BlockSize is the SST data block size in bytes. Default 32 KiB.
 	BlockSize int
-	// AsyncWALInterval is how often writes committed with AsyncWAL are
-	// synced, like HBase's hbase.regionserver.optionallogflushinterval.
-	// Default 1 s.
-	AsyncWALInterval time.Duration
+	// WALSyncInterval is how often a background fdatasync makes the writes
+	// committed with SyncWAL, AsyncWAL or SkipWAL durable on disk, like
+	// HBase's hbase.regionserver.optionallogflushinterval. It bounds what a
+	// crash of the machine can lose. Default 1 s.
+	WALSyncInterval time.Duration
 	// DisableAutomaticCompactions leaves compactions to explicit Compact
 	// calls (tests use it to control the LSM's shape). Default false.
 	DisableAutomaticCompactions bool
@@ -93,8 +94,8 @@ func (o *Options) EnsureDefaults() {
 	if o.BlockSize == 0 {
 		o.BlockSize = 32 << 10
 	}
-	if o.AsyncWALInterval == 0 {
-		o.AsyncWALInterval = time.Second
+	if o.WALSyncInterval == 0 {
+		o.WALSyncInterval = time.Second
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -133,8 +134,8 @@ func (o *Options) Validate() error {
 	if o.BlockSize < 1<<10 || o.BlockSize > 16<<20 {
 		errs = append(errs, fmt.Errorf("storage: Options.BlockSize %d is outside [1 KiB, 16 MiB]", o.BlockSize))
 	}
-	if o.AsyncWALInterval < time.Millisecond {
-		errs = append(errs, fmt.Errorf("storage: Options.AsyncWALInterval %v is below 1ms", o.AsyncWALInterval))
+	if o.WALSyncInterval < time.Millisecond {
+		errs = append(errs, fmt.Errorf("storage: Options.WALSyncInterval %v is below 1ms", o.WALSyncInterval))
 	}
 	return errors.Join(errs...)
 }

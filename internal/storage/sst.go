@@ -65,7 +65,7 @@ func (e *Engine) ClearRange(start, end []byte) error {
 	if err := b.DeleteRange(start, end); err != nil {
 		return fmt.Errorf("storage: clear range: %w", err)
 	}
-	return b.Commit(SyncWAL)
+	return b.Commit(FsyncWAL)
 }
 
 // FS is the filesystem the engine does its I/O through.

@@ -192,7 +192,7 @@ func (e *Engine) ChangesRepr(ctx context.Context, t *Tracker) ([]byte, int64, er
 }
 
 // ApplyRepr commits a batch representation from ChangesRepr (usually of
-// another engine) with SyncWAL. The representation comes over the network:
+// another engine) with FsyncWAL. The representation comes over the network:
 // it is parsed here first, and refused unless it holds only key sets and
 // range deletions within [lower, upper).
 func (e *Engine) ApplyRepr(repr []byte, lower, upper []byte) error {
@@ -205,7 +205,7 @@ func (e *Engine) ApplyRepr(repr []byte, lower, upper []byte) error {
 		return fmt.Errorf("storage: apply: %w", err)
 	}
 	wb := &Batch{e: e, b: b}
-	return wb.Commit(SyncWAL)
+	return wb.Commit(FsyncWAL)
 }
 
 // checkRepr parses a Pebble batch representation (a 12-byte header: 8

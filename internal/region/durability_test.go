@@ -1,0 +1,79 @@
+package region
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"github.com/weirdb/weir/internal/storage"
+)
+
+// TestDurabilityResolution: which durability a write gets from the
+// mutation, the table and hbase.wal.hsync, told apart by what a crash of
+// the machine (a crash clone keeping only synced data) keeps right after
+// the write. The background WAL sync is an hour away, so only FSYNC_WAL
+// reaches the disk.
+func TestDurabilityResolution(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		table    Durability
+		mutation Durability
+		hsync    bool
+		onDisk   bool
+	}{
+		{"default", UseDefault, UseDefault, false, false},
+		{"default with hsync", UseDefault, UseDefault, true, true},
+		{"SYNC_WAL mutation with hsync", UseDefault, SyncWAL, true, false},
+		{"FSYNC_WAL mutation", UseDefault, FsyncWAL, false, true},
+		{"FSYNC_WAL table", FsyncWAL, UseDefault, false, true},
+		{"SYNC_WAL table with hsync", SyncWAL, UseDefault, true, false},
+		{"ASYNC_WAL table with hsync", AsyncWAL, UseDefault, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fs := vfs.NewCrashableMem()
+			e, err := storage.Open(storage.Options{Dir: "db", FS: fs, WALSyncInterval: time.Hour})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = e.Close() }()
+			desc := TableDescriptor{Name: "t", Durability: tc.table, Families: []FamilyDescriptor{{Name: []byte("f")}}}
+			r, err := Open(e, Info{TableID: 1, RegionID: 1}, desc, Options{WALHsync: tc.hsync})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = r.Close() }()
+			m := put("row", "f", "q", 1, "v")
+			m.Durability = tc.mutation
+			mustMutate(t, r, m)
+
+			kept := func(unsynced int) bool {
+				t.Helper()
+				clone := fs.CrashClone(vfs.CrashCloneCfg{UnsyncedDataPercent: unsynced, RNG: rand.New(rand.NewPCG(1, 2))})
+				e2, err := storage.Open(storage.Options{Dir: "db", FS: clone})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer func() { _ = e2.Close() }()
+				r2, err := Open(e2, Info{TableID: 1, RegionID: 1}, desc, Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer func() { _ = r2.Close() }()
+				res, err := r2.Get(context.Background(), Get{Row: []byte("row")})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return len(res.Cells) == 1
+			}
+			if got := kept(0); got != tc.onDisk {
+				t.Errorf("machine crash right after the write kept it: %v, want %v", got, tc.onDisk)
+			}
+			if tc.table != AsyncWAL && !kept(100) {
+				t.Error("process crash right after the write lost it")
+			}
+		})
+	}
+}
