@@ -28,11 +28,11 @@
 # --durability sets YCSB's `durability` property (the HBase binding's
 # Durability of every Put) for the load and the workloads, on both servers
 # alike: USE_DEFAULT (the default: the table's, SYNC_WAL), SKIP_WAL,
-# ASYNC_WAL, SYNC_WAL or FSYNC_WAL. They do not cost the same on both:
-# Weir's SYNC_WAL waits for the WAL's fdatasync, while HBase standalone
-# writes its WAL to the local filesystem with hflush, which does not reach
-# the disk; ASYNC_WAL is the level at which both acknowledge a write before
-# it is on disk (each syncs in the background).
+# ASYNC_WAL, SYNC_WAL or FSYNC_WAL. Both servers give them HBase's meaning:
+# SYNC_WAL (and USE_DEFAULT, with hbase.wal.hsync false as both default
+# to) acknowledges once the WAL record is written out (hflush: HBase
+# standalone to the local filesystem, Weir to the OS), FSYNC_WAL once the
+# WAL is synced (hsync; Weir waits for its fdatasync).
 #
 # Needs Java 17, Maven (Maven Central reachable, or the jars in ~/.m2), Go,
 # python3. Run from anywhere; it builds bin/weir in the repository.
@@ -54,7 +54,7 @@ only=
 driver_procs=1
 durability=USE_DEFAULT
 
-usage() { sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+usage() { sed -n '2,38p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	--records) records=$2; shift 2 ;;
