@@ -36,7 +36,7 @@ func (c confFlag) Set(v string) error {
 	return nil
 }
 
-const confUsage = "configuration key=value, repeatable: hbase.regionserver.handler.count, hbase.wal.hsync, hbase.regionserver.optionallogflushinterval, weir.storage.block.cache.size, weir.regionserver.high.priority.handler.count, hbase.quota.default.user.machine.{read,write,request}.{num,size}, hbase.quota.default.user.machine.request.handler.usage.ms"
+const confUsage = "configuration key=value, repeatable: hbase.regionserver.handler.count, hbase.wal.hsync, hbase.regionserver.optionallogflushinterval, weir.regionserver.row.cache.size, weir.storage.block.cache.size, weir.regionserver.high.priority.handler.count, hbase.quota.default.user.machine.{read,write,request}.{num,size}, hbase.quota.default.user.machine.request.handler.usage.ms"
 
 // registerConf adds -D and its long form --conf to fs.
 func registerConf(fs *flag.FlagSet) confFlag {
@@ -76,6 +76,9 @@ type serverConf struct {
 	blockCacheSize int64
 	// walHsync is hbase.wal.hsync (default false, as in HBase).
 	walHsync bool
+	// rowCacheSize is weir.regionserver.row.cache.size in bytes (0: the
+	// region server's default; -1: no cache).
+	rowCacheSize int64
 	// walSyncInterval is hbase.regionserver.optionallogflushinterval, how
 	// often the WAL is fdatasynced in the background (0: storage's
 	// default, 1 s).
@@ -110,6 +113,17 @@ func (c confFlag) parse() (serverConf, error) {
 				return sc, fmt.Errorf("-D %s=%s: want a block cache size in bytes, at least 1048576", k, v)
 			}
 			sc.blockCacheSize = n
+			continue
+		}
+		if k == "weir.regionserver.row.cache.size" {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n < 0 {
+				return sc, fmt.Errorf("-D %s=%s: want a row cache size in bytes, 0 for none", k, v)
+			}
+			sc.rowCacheSize = n
+			if n == 0 {
+				sc.rowCacheSize = -1 // none; 0 in regionserver.Config means the default
+			}
 			continue
 		}
 		if k == "hbase.wal.hsync" {

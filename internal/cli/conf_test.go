@@ -19,6 +19,7 @@ func TestConfFlag(t *testing.T) {
 		"weir.storage.block.cache.size=2147483648",
 		"hbase.wal.hsync=true",
 		"hbase.regionserver.optionallogflushinterval=250",
+		"weir.regionserver.row.cache.size=0",
 	} {
 		if err := c.Set(kv); err != nil {
 			t.Fatal(err)
@@ -45,6 +46,9 @@ func TestConfFlag(t *testing.T) {
 	if !sc.walHsync {
 		t.Fatal("hbase.wal.hsync=true not set")
 	}
+	if sc.rowCacheSize != -1 {
+		t.Fatalf("row cache size %d for weir.regionserver.row.cache.size=0, want -1 (none)", sc.rowCacheSize)
+	}
 
 	for _, tc := range []struct{ kv, want string }{
 		{"hbase.quota.default.user.machine.read.number=5", "unknown configuration key"},
@@ -55,6 +59,8 @@ func TestConfFlag(t *testing.T) {
 		{"weir.storage.block.cache.size=1000", "block.cache.size=1000"},
 		{"weir.storage.block.cache.size=1g", "block.cache.size=1g"},
 		{"hbase.wal.hsync=yes", "hbase.wal.hsync=yes"},
+		{"weir.regionserver.row.cache.size=-5", "row.cache.size=-5"},
+		{"weir.regionserver.row.cache.size=64m", "row.cache.size=64m"},
 		{"hbase.regionserver.optionallogflushinterval=0", "optionallogflushinterval=0"},
 		{"hbase.regionserver.optionallogflushinterval=1s", "optionallogflushinterval=1s"},
 	} {

@@ -251,6 +251,7 @@ func runRegionServer(args []string, stdout, stderr io.Writer) int {
 			QuotaDefaultUser: sc.defaultUser, HandlerCount: sc.handlerCount,
 			Storage:              sc.storage(),
 			WALHsync:             sc.walHsync,
+			RowCacheSize:         sc.rowCacheSize,
 			HighPriorityHandlers: sc.highHandlers,
 			SpaceReportPeriod:    *spacePeriod,
 		})

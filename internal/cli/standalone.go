@@ -97,6 +97,7 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 		HandlerCount:         sc.handlerCount,
 		Storage:              sc.storage(),
 		WALHsync:             sc.walHsync,
+		RowCacheSize:         sc.rowCacheSize,
 		HighHandlers:         sc.highHandlers,
 		SpaceReportPeriod:    *spacePeriod,
 		HostIDs:              hosts,

@@ -75,6 +75,9 @@ type Config struct {
 	// WALHsync is hbase.wal.hsync for every region server
 	// (regionserver.Config.WALHsync).
 	WALHsync bool
+	// RowCacheSize is every region server's row cache size
+	// (regionserver.Config.RowCacheSize).
+	RowCacheSize int64
 	// SpaceReportPeriod is weir.quota.space.report.period for the master
 	// and the region servers. Default 5 s.
 	SpaceReportPeriod time.Duration
@@ -195,6 +198,7 @@ func (c *Cluster) StartRegionServer(ctx context.Context, i int) error {
 
 		HighPriorityHandlers: c.cfg.HighHandlers,
 		WALHsync:             c.cfg.WALHsync,
+		RowCacheSize:         c.cfg.RowCacheSize,
 		// Space quotas: how often sizes are reported.
 		SpaceReportPeriod: c.cfg.SpaceReportPeriod,
 	})

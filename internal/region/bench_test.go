@@ -13,6 +13,10 @@ import (
 
 // benchRegion opens a region on a real directory (fsync costs are real).
 func benchRegion(b *testing.B, durability Durability) *Region {
+	return benchRegionOpts(b, durability, Options{})
+}
+
+func benchRegionOpts(b *testing.B, durability Durability, opts Options) *Region {
 	b.Helper()
 	e, err := storage.Open(storage.Options{Dir: b.TempDir()})
 	if err != nil {
@@ -20,7 +24,7 @@ func benchRegion(b *testing.B, durability Durability) *Region {
 	}
 	b.Cleanup(func() { _ = e.Close() })
 	r, err := Open(e, Info{TableID: 1}, TableDescriptor{Name: "usertable", Durability: durability,
-		Families: []FamilyDescriptor{{Name: []byte("family")}}}, Options{})
+		Families: []FamilyDescriptor{{Name: []byte("family")}}}, opts)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -114,7 +114,13 @@ func (r *Region) cleanRow(ctx context.Context, prefix, row []byte, desc *TableDe
 	}
 	// Garbage removal need not be synced: if a crash loses it, the next
 	// pass finds the same garbage. The batch keeps one row's edits atomic.
-	if err := b.Commit(storage.AsyncWAL); err != nil {
+	// Garbage is invisible to reads, so the cached row stays right; drop it
+	// anyway rather than trust that for every rule of gcRow.
+	var key []byte
+	r.beginRowWrite(&key, row)
+	err = b.Commit(storage.AsyncWAL)
+	r.endRowWrite(&key, row)
+	if err != nil {
 		return 0, err
 	}
 	return int64(len(drops)), nil

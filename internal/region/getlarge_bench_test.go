@@ -23,17 +23,25 @@ import (
 //     updates each (~40 versions per column in the memtable, the rows a
 //     zipfian YCSB A leaves behind for C); the Gets read only those rows,
 //     so each skips its columns' older versions.
+//   - hotversions/rowcache: as hotversions, through a row cache
+//     (RowCache), which serves the hot rows after their first read.
 //
 // Each Get is checked for its 10 cells. Building the store takes ~10 s.
 func BenchmarkGetLarge(b *testing.B) {
 	const rows, updates = 100_000, 30_000
 	for _, tc := range []struct {
-		name    string
-		updates int
-		hot     int
-	}{{"compacted", 0, 0}, {"memtable", updates, 0}, {"hotversions", updates, 64}} {
+		name     string
+		updates  int
+		hot      int
+		rowCache bool
+	}{{"compacted", 0, 0, false}, {"memtable", updates, 0, false}, {"hotversions", updates, 64, false},
+		{"hotversions/rowcache", updates, 64, true}} {
 		b.Run(tc.name, func(b *testing.B) {
-			r := largeBenchRegion(b, rows, tc.updates)
+			var opts Options
+			if tc.rowCache {
+				opts.RowCache = NewRowCache(64 << 20)
+			}
+			r := largeBenchRegion(b, rows, tc.updates, opts)
 			keys := make([][]byte, 4096)
 			rng := rand.New(rand.NewPCG(1, 2))
 			for i := range keys {
@@ -71,10 +79,10 @@ func BenchmarkGetLarge(b *testing.B) {
 // largeBenchRegion loads rows random-valued 10-cell rows in batches,
 // flushes and compacts them, then rewrites updates random rows, which stay
 // in the memtable.
-func largeBenchRegion(b *testing.B, rows, updates int) *Region {
+func largeBenchRegion(b *testing.B, rows, updates int, opts Options) *Region {
 	b.Helper()
 	ctx := context.Background()
-	r := benchRegion(b, AsyncWAL)
+	r := benchRegionOpts(b, AsyncWAL, opts)
 	rng := rand.New(rand.NewPCG(3, 4))
 	values := make([]byte, 1<<20)
 	for i := range values {

@@ -308,9 +308,15 @@ func (g *gen) genFamily(name string) FamilyDescriptor {
 
 func (g *gen) genFamilies() []FamilyDescriptor {
 	n := 2 + g.pick(2)
+	// Some tables expire nothing: only their Gets may use a row cache.
+	noTTL := g.chance(0.4)
 	var fams []FamilyDescriptor
 	for _, i := range g.rng.Perm(len(metaFamilyNames))[:n] {
-		fams = append(fams, g.genFamily(metaFamilyNames[i]))
+		f := g.genFamily(metaFamilyNames[i])
+		if noTTL {
+			f.TTL, f.MinVersions = 0, 0
+		}
+		fams = append(fams, f)
 	}
 	return fams
 }
@@ -651,6 +657,7 @@ type metaConfig struct {
 	flushEvery int
 	minorEvery int
 	kv         bool // scans go through NextKV (the region server's path)
+	rowCache   bool // Gets go through a row cache
 }
 
 var metaConfigs = []metaConfig{
@@ -659,6 +666,7 @@ var metaConfigs = []metaConfig{
 	{name: "flush-every-op", opts: storage.Options{MemTableSize: 64 << 10, L0CompactionThreshold: 1}, flushEvery: 1},
 	{name: "minor-compact-every-5", opts: storage.Options{MemTableSize: 64 << 10, DisableAutomaticCompactions: true},
 		flushEvery: 2, minorEvery: 5, kv: true},
+	{name: "row-cache", opts: storage.Options{MemTableSize: 64 << 10}, rowCache: true},
 }
 
 // metaRegion is one option set's table: an engine and the regions serving
@@ -671,6 +679,7 @@ type metaRegion struct {
 	clk     *testClock
 	fams    []FamilyDescriptor // the current schema, for Reopen and Split
 	nextID  int64
+	cache   *RowCache // nil unless cfg.rowCache
 }
 
 func openMetaRegion(t testing.TB, cfg *metaConfig, fams []FamilyDescriptor, clk *testClock) *metaRegion {
@@ -682,6 +691,9 @@ func openMetaRegion(t testing.TB, cfg *metaConfig, fams []FamilyDescriptor, clk 
 		t.Fatal(err)
 	}
 	mr := &metaRegion{cfg: cfg, e: e, clk: clk, fams: cloneFams(fams), nextID: 1}
+	if cfg.rowCache {
+		mr.cache = NewRowCache(1 << 20)
+	}
 	r, err := mr.open(Info{TableID: 7})
 	if err != nil {
 		t.Fatal(err)
@@ -693,7 +705,7 @@ func openMetaRegion(t testing.TB, cfg *metaConfig, fams []FamilyDescriptor, clk 
 func (mr *metaRegion) open(info Info) (*Region, error) {
 	info.RegionID = mr.nextID
 	mr.nextID++
-	return Open(mr.e, info, TableDescriptor{Name: "meta", Families: cloneFams(mr.fams)}, Options{Now: mr.clk.Now})
+	return Open(mr.e, info, TableDescriptor{Name: "meta", Families: cloneFams(mr.fams)}, Options{Now: mr.clk.Now, RowCache: mr.cache})
 }
 
 func (mr *metaRegion) close() {
@@ -701,6 +713,9 @@ func (mr *metaRegion) close() {
 		_ = r.Close()
 	}
 	_ = mr.e.Close()
+	if mr.cache != nil && testing.Verbose() {
+		fmt.Printf("metamorphic row cache: %+v\n", mr.cache.Stats())
+	}
 }
 
 // regionFor returns the index of the region serving row.

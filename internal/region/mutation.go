@@ -147,7 +147,10 @@ func (r *Region) Mutate(ctx context.Context, muts ...Mutation) error {
 		}
 		durability = max(durability, muts[i].Durability)
 	}
-	if err := r.commit(b, durability); err != nil {
+	r.beginRowWrites(&wb.key, muts)
+	err = r.commit(b, durability)
+	r.endRowWrites(&wb.key, muts)
+	if err != nil {
 		return err
 	}
 	r.requests.writes.Add(uint64(len(muts)))
@@ -260,6 +263,28 @@ func (r *Region) getLocked(ctx context.Context, g Get, buf *GetBuffer) (Result, 
 	}
 	st := getStatePool.Get().(*getState)
 	defer st.release()
+	// The cache key space before the schema: see Region.cacheID.
+	cacheID := r.cacheID.Load()
+	use := r.rowCacheUse(&g, r.Descriptor())
+	var token uint64
+	if use != noCache {
+		st.cacheKey = appendRowCacheKey(st.cacheKey[:0], cacheID, g.Row)
+		var out []cell.Cell
+		var arena []byte
+		if buf != nil {
+			out, arena = buf.cells[:0], buf.arena[:0]
+		}
+		cols := g.Columns
+		cells, arena, tok, hit := r.opts.RowCache.lookup(st.cacheKey, g.Row, out, arena,
+			func(c *cell.Cell) bool { return wanted(cols, c) })
+		if hit {
+			if buf != nil {
+				buf.arena, buf.cells = arena, cells[:0]
+			}
+			return Result{Cells: cells, Exists: len(cells) > 0}, nil
+		}
+		token = tok
+	}
 	st.prefix = storage.AppendRowPrefix(st.prefix[:0], r.info.TableID, r.storedRow(g.Row))
 	// Unbounded: the read keeps to the row by prefix iteration (seekGE),
 	// and pooled iterators then need no new bounds.
@@ -278,6 +303,9 @@ func (r *Region) getLocked(ctx context.Context, g Get, buf *GetBuffer) (Result, 
 		st.rr.arena, st.rr.outBuf = buf.arena[:0], buf.cells[:0]
 	}
 	cells, err := st.rr.readFilteredRow(st.prefix)
+	if use == cacheFill && err == nil {
+		r.opts.RowCache.fill(st.cacheKey, token, cells)
+	}
 	switch {
 	case buf != nil:
 		buf.arena, buf.cells = st.rr.arena, cells[:0]
@@ -305,9 +333,10 @@ func cellBytes(cells []cell.Cell) int {
 // getState is the scratch of one point read, pooled: a Get then allocates
 // only what it returns.
 type getState struct {
-	q      query
-	rr     rowReader
-	prefix []byte
+	q        query
+	rr       rowReader
+	prefix   []byte
+	cacheKey []byte
 }
 
 var getStatePool = sync.Pool{New: func() any { return new(getState) }}

@@ -49,6 +49,9 @@ type Options struct {
 	MaxRowLength int
 	// Logger receives the region's logs. Default: discard.
 	Logger *slog.Logger
+	// RowCache, when set, serves whole-row Gets of hot rows (rowcache.go);
+	// the regions of a store share one. Default: none.
+	RowCache *RowCache
 	// WALHsync is HBase's hbase.wal.hsync: a mutation whose durability
 	// and whose table's are both USE_DEFAULT waits for the WAL's fdatasync
 	// (FSYNC_WAL) instead of its write to the OS (SYNC_WAL, HBase's hflush).
@@ -131,6 +134,10 @@ type Region struct {
 	// desc is the table schema, replaced whole by SetDescriptor; every
 	// read loads it, so it is an atomic pointer, not a mutex's field.
 	desc atomic.Pointer[TableDescriptor]
+	// cacheID is the region's key space in opts.RowCache, replaced when
+	// the schema or the whole contents change. Stored after desc, so a
+	// reader that loads it first sees a schema at least as new.
+	cacheID atomic.Uint64
 }
 
 // Open serves info's key range of engine with the table schema desc. The
@@ -160,6 +167,7 @@ func Open(engine *storage.Engine, info Info, desc TableDescriptor, opts Options)
 	r.upper = storage.RegionUpperBound(info.TableID, r.storedRow(info.EndKey))
 	d := desc
 	r.desc.Store(&d)
+	r.forgetCachedRows()
 	r.clock.floor = opts.ClockFloor
 	return r, nil
 }
@@ -179,6 +187,7 @@ func (r *Region) SetDescriptor(desc TableDescriptor) error {
 		return err
 	}
 	r.desc.Store(&desc)
+	r.forgetCachedRows()
 	return nil
 }
 

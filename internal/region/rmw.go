@@ -130,7 +130,10 @@ func (r *Region) readModifyWrite(ctx context.Context, op *ReadModifyWrite, modif
 		}
 	}
 	if !b.Empty() {
-		if err := r.commit(b, op.Durability); err != nil {
+		r.beginRowWrite(&key, op.Row)
+		err := r.commit(b, op.Durability)
+		r.endRowWrite(&key, op.Row)
+		if err != nil {
 			return Result{}, err
 		}
 	}
@@ -230,7 +233,10 @@ func (r *Region) CheckAndMutate(ctx context.Context, row []byte, cond Condition,
 		}
 		durability = max(durability, muts[i].Durability)
 	}
-	if err := r.commit(b, durability); err != nil {
+	r.beginRowWrites(&wb.key, muts)
+	err = r.commit(b, durability)
+	r.endRowWrites(&wb.key, muts)
+	if err != nil {
 		return false, err
 	}
 	r.requests.writes.Add(uint64(len(muts)))

@@ -225,6 +225,10 @@ func (r *Region) Ingest(ctx context.Context, paths []string) error {
 		return err
 	}
 	defer r.gate.RUnlock()
+	// Before (no Get finds a row the clear removed) and after (no Get finds
+	// one it filled meanwhile).
+	r.forgetCachedRows()
+	defer r.forgetCachedRows()
 	if err := r.engine.ClearRange(r.lower, r.upper); err != nil {
 		return err
 	}

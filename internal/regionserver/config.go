@@ -14,6 +14,10 @@ import (
 	"github.com/weirdb/weir/internal/storage"
 )
 
+// DefaultRowCacheSize is the row cache's default size: 64 MiB holds some
+// 50,000 rows of 1 KB.
+const DefaultRowCacheSize = 64 << 20
+
 // Config configures one region server instance. Zero fields take the
 // documented defaults (EnsureDefaults).
 type Config struct {
@@ -54,6 +58,10 @@ type Config struct {
 	MaxRequestSize int
 	// Storage tunes the Pebble store; Dir and FS are taken from DataDir.
 	Storage storage.Options
+	// RowCacheSize is weir.regionserver.row.cache.size: the bytes of the
+	// cache of hot rows that whole-row Gets are served from
+	// (region.RowCache). Default DefaultRowCacheSize; negative: no cache.
+	RowCacheSize int64
 	// WALHsync is hbase.wal.hsync: writes with the default durability
 	// (USE_DEFAULT on the mutation and the table) wait for the WAL's
 	// fdatasync instead of its write to the OS (HBase's hflush). Default
@@ -119,6 +127,9 @@ func (c *Config) EnsureDefaults() {
 	}
 	if c.LeaseTTL == 0 {
 		c.LeaseTTL = 10 * time.Second
+	}
+	if c.RowCacheSize == 0 {
+		c.RowCacheSize = DefaultRowCacheSize
 	}
 	if c.ScannerLease == 0 {
 		c.ScannerLease = 60 * time.Second

@@ -23,6 +23,7 @@ func newMetrics(rs *RegionServer) *rsMetrics {
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "weir_regionserver_regions", Help: "Regions open on this region server."},
 			func() float64 { return float64(len(rs.regions.all())) }),
 		newStoreCollector(rs.engine.Metrics),
+		newRowCacheCollector(rs.rowCache),
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{Namespace: "weir"}),
 	)

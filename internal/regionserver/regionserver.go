@@ -22,6 +22,7 @@ import (
 	"github.com/weirdb/weir/internal/lifecycle"
 	"github.com/weirdb/weir/internal/meta"
 	"github.com/weirdb/weir/internal/quota"
+	"github.com/weirdb/weir/internal/region"
 	"github.com/weirdb/weir/internal/rpcmetrics"
 	"github.com/weirdb/weir/internal/storage"
 )
@@ -33,6 +34,7 @@ type RegionServer struct {
 	cfg       Config
 	log       *slog.Logger
 	engine    *storage.Engine
+	rowCache  *region.RowCache // nil when disabled
 	catalog   *meta.Catalog
 	rpc       *hbaserpc.Server
 	regions   regionSet
@@ -91,6 +93,7 @@ func Start(ctx context.Context, cfg Config) (*RegionServer, error) {
 		cfg:       cfg,
 		log:       cfg.Logger.With("component", "regionserver", "instance", cfg.Instance),
 		engine:    engine,
+		rowCache:  region.NewRowCache(cfg.RowCacheSize),
 		catalog:   meta.New(cfg.Etcd, cfg.CatalogPrefix),
 		group:     lifecycle.New(ctx),
 		startCode: time.Now().UnixMilli(),

@@ -1,0 +1,120 @@
+package region
+
+import (
+	"bytes"
+
+	"github.com/weirdb/weir/internal/cell"
+)
+
+// forgetCachedRows gives the region a new key space in its row cache, so
+// no entry made before is found again (they age out of the cache).
+func (r *Region) forgetCachedRows() {
+	if r.opts.RowCache != nil {
+		r.cacheID.Store(r.opts.RowCache.newRegionID())
+	}
+}
+
+// beginRowWrites and endRowWrites bracket the commit of writes to the rows
+// of muts (RowCache.beginWrite); key is scratch.
+func (r *Region) beginRowWrites(key *[]byte, muts []Mutation) {
+	for i := range muts {
+		r.beginRowWrite(key, muts[i].Row)
+	}
+}
+
+func (r *Region) endRowWrites(key *[]byte, muts []Mutation) {
+	for i := range muts {
+		r.endRowWrite(key, muts[i].Row)
+	}
+}
+
+func (r *Region) beginRowWrite(key *[]byte, row []byte) {
+	if r.opts.RowCache != nil {
+		*key = appendRowCacheKey((*key)[:0], r.cacheID.Load(), row)
+		r.opts.RowCache.beginWrite(*key)
+	}
+}
+
+func (r *Region) endRowWrite(key *[]byte, row []byte) {
+	if r.opts.RowCache != nil {
+		*key = appendRowCacheKey((*key)[:0], r.cacheID.Load(), row)
+		r.opts.RowCache.endWrite(*key)
+	}
+}
+
+// cachedGet is how a Get may use the row cache.
+type cachedGet uint8
+
+const (
+	noCache   cachedGet = iota
+	cacheRead           // may be served from a cached row
+	cacheFill           // may be served, and reads the whole row: may fill
+)
+
+// rowCacheUse tells whether g may use the row cache: it reads the latest
+// version of every column it names, with no filter, time range or
+// per-family window, of a table whose cells never expire (what it reads
+// cannot change but by a write).
+func (r *Region) rowCacheUse(g *Get, desc *TableDescriptor) cachedGet {
+	if r.opts.RowCache == nil || r.opts.RowOrder != nil || g.Filter != nil || g.MaxVersions > 1 ||
+		g.StoreLimit > 0 || g.StoreOffset > 0 || (g.TimeRange != cell.TimeRange{} && !g.TimeRange.IsAllTime()) {
+		return noCache
+	}
+	for i := range desc.Families {
+		if desc.Families[i].TTL != TTLForever {
+			return noCache
+		}
+	}
+	if len(g.Columns) == 0 {
+		return cacheFill
+	}
+	// Whole families only, every family of the table: the whole row.
+	named := 0
+	for i := range g.Columns {
+		if len(g.Columns[i].Qualifiers) > 0 {
+			return cacheRead
+		}
+		named++
+	}
+	if named >= len(desc.Families) && coversFamilies(g.Columns, desc.Families) {
+		return cacheFill
+	}
+	return cacheRead
+}
+
+func coversFamilies(cols []Columns, fams []FamilyDescriptor) bool {
+	for i := range fams {
+		found := false
+		for j := range cols {
+			if bytes.Equal(cols[j].Family, fams[i].Name) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// wanted reports whether c is among the columns cols names (nil: all).
+func wanted(cols []Columns, c *cell.Cell) bool {
+	if len(cols) == 0 {
+		return true
+	}
+	for i := range cols {
+		if !bytes.Equal(cols[i].Family, c.Family) {
+			continue
+		}
+		if len(cols[i].Qualifiers) == 0 {
+			return true
+		}
+		for _, q := range cols[i].Qualifiers {
+			if bytes.Equal(q, c.Qualifier) {
+				return true
+			}
+		}
+	}
+	return false
+}

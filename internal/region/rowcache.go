@@ -1,0 +1,250 @@
+package region
+
+import (
+	"encoding/binary"
+	"hash/maphash"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/weirdb/weir/internal/cell"
+)
+
+// RowCache holds the visible cells of whole rows that Gets read, for the
+// regions of one store, so a hot row is served without walking the LSM.
+// Under a zipfian read load the hottest rows are also the ones that
+// updates pile versions on, which every uncached read must seek past.
+//
+// An entry is the latest version of every column of a row whose table has
+// no TTL (so the result cannot change with time), as a Get with no filter,
+// time range or per-family limit reads it. A write to a row drops the
+// row's entry before its commit and again after it, and no fill is kept
+// in between; a Get fills the cache only if no write dropped an entry of
+// its shard while it read. So once a write is visible to any Get, no later
+// Get finds the row as it was before the write. All methods are safe for
+// concurrent use.
+type RowCache struct {
+	seed     maphash.Seed
+	shards   [rowCacheShards]rowCacheShard
+	perShard int64 // byte budget of each shard
+	// regions hands each opened region its own key space, so a region
+	// opened again (after a move away and back, a restore) never sees the
+	// entries of its last incarnation.
+	regions atomic.Uint64
+
+	hits, misses, fills, evictions atomic.Uint64
+}
+
+const rowCacheShards = 32
+
+// entryOverhead approximates an entry's bookkeeping beyond its bytes: the
+// map slot, the entry struct and its list links.
+const entryOverhead = 96
+
+type rowCacheShard struct {
+	mu sync.Mutex
+	// drops counts the invalidations in this shard; a fill compares it with
+	// the count before its read.
+	drops atomic.Uint64
+	// writing counts the writes to rows of this shard between their
+	// beginWrite and endWrite; no fill is kept while one is.
+	writing int
+	m       map[string]*rowCacheEntry
+	bytes   int64
+	// lru is a circular list through a sentinel: lru.next is the most
+	// recently used entry, lru.prev the next to evict.
+	lru rowCacheEntry
+	_   [64]byte // keep shards' locks off each other's cache lines
+}
+
+type rowCacheEntry struct {
+	key        string
+	cells      []cell.Cell // Row unset; Family, Qualifier, Value alias data
+	data       []byte
+	size       int64
+	prev, next *rowCacheEntry
+}
+
+// NewRowCache returns a cache of about size bytes, or nil (no cache) for
+// size <= 0.
+func NewRowCache(size int64) *RowCache {
+	if size <= 0 {
+		return nil
+	}
+	c := &RowCache{seed: maphash.MakeSeed(), perShard: max(size/rowCacheShards, 1)}
+	for i := range c.shards {
+		s := &c.shards[i]
+		s.m = make(map[string]*rowCacheEntry)
+		s.lru.next, s.lru.prev = &s.lru, &s.lru
+	}
+	return c
+}
+
+// RowCacheStats are a cache's counters since it was made and its size now.
+type RowCacheStats struct {
+	Hits, Misses, Fills, Evictions uint64
+	Bytes                          int64
+	Entries                        int
+}
+
+// Stats returns the cache's counters.
+func (c *RowCache) Stats() RowCacheStats {
+	st := RowCacheStats{Hits: c.hits.Load(), Misses: c.misses.Load(), Fills: c.fills.Load(), Evictions: c.evictions.Load()}
+	for i := range c.shards {
+		s := &c.shards[i]
+		s.mu.Lock()
+		st.Bytes += s.bytes
+		st.Entries += len(s.m)
+		s.mu.Unlock()
+	}
+	return st
+}
+
+// newRegionID returns a key space for a region being opened.
+func (c *RowCache) newRegionID() uint64 { return c.regions.Add(1) }
+
+// appendKey appends the cache key of row in the region key space id.
+func appendRowCacheKey(dst []byte, id uint64, row []byte) []byte {
+	dst = binary.BigEndian.AppendUint64(dst, id)
+	return append(dst, row...)
+}
+
+func (c *RowCache) shard(key []byte) *rowCacheShard {
+	return &c.shards[maphash.Bytes(c.seed, key)%rowCacheShards]
+}
+
+// lookup copies the cached cells of key into out and arena (the caller's
+// buffers, as the row reader fills them), with Row set to row. ok is false
+// on a miss; token is then what fill needs.
+func (c *RowCache) lookup(key, row []byte, out []cell.Cell, arena []byte, keep func(*cell.Cell) bool) (cells []cell.Cell, a []byte, token uint64, ok bool) {
+	s := c.shard(key)
+	// Read before the row is: a drop after this makes the fill fail.
+	token = s.drops.Load()
+	s.mu.Lock()
+	e := s.m[string(key)]
+	if e == nil {
+		s.mu.Unlock()
+		c.misses.Add(1)
+		return out, arena, token, false
+	}
+	s.touch(e)
+	need := 0
+	for i := range e.cells {
+		if keep(&e.cells[i]) {
+			need += len(e.cells[i].Family) + len(e.cells[i].Qualifier) + len(e.cells[i].Value)
+		}
+	}
+	if cap(arena)-len(arena) < need {
+		// A new chunk: cells already handed out keep the old one.
+		arena = make([]byte, 0, need)
+	}
+	for i := range e.cells {
+		src := &e.cells[i]
+		if !keep(src) {
+			continue
+		}
+		start := len(arena)
+		arena = append(arena, src.Family...)
+		arena = append(arena, src.Qualifier...)
+		arena = append(arena, src.Value...)
+		f := start + len(src.Family)
+		q := f + len(src.Qualifier)
+		out = append(out, cell.Cell{Row: row, Family: arena[start:f:f], Qualifier: arena[f:q:q],
+			Timestamp: src.Timestamp, Type: src.Type, Value: arena[q:len(arena):len(arena)]})
+	}
+	s.mu.Unlock()
+	c.hits.Add(1)
+	return out, arena, token, true
+}
+
+// fill caches cells as key's row unless a drop in its shard happened since
+// token was taken.
+func (c *RowCache) fill(key []byte, token uint64, cells []cell.Cell) {
+	n := 0
+	for i := range cells {
+		n += len(cells[i].Family) + len(cells[i].Qualifier) + len(cells[i].Value)
+	}
+	size := int64(len(key)+n+len(cells)*int(unsafe.Sizeof(cell.Cell{}))) + entryOverhead
+	if size > c.perShard/4 {
+		return // a huge row would sweep the shard
+	}
+	e := &rowCacheEntry{key: string(key), data: make([]byte, 0, n), cells: make([]cell.Cell, len(cells)), size: size}
+	for i := range cells {
+		src := &cells[i]
+		start := len(e.data)
+		e.data = append(e.data, src.Family...)
+		e.data = append(e.data, src.Qualifier...)
+		e.data = append(e.data, src.Value...)
+		f := start + len(src.Family)
+		q := f + len(src.Qualifier)
+		e.cells[i] = cell.Cell{Family: e.data[start:f:f], Qualifier: e.data[f:q:q],
+			Timestamp: src.Timestamp, Type: src.Type, Value: e.data[q:len(e.data):len(e.data)]}
+	}
+	s := c.shard(key)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.drops.Load() != token || s.writing > 0 {
+		return // a write to this shard may have raced the read
+	}
+	if old := s.m[e.key]; old != nil {
+		s.remove(old)
+	}
+	s.m[e.key] = e
+	s.bytes += e.size
+	s.pushFront(e)
+	c.fills.Add(1)
+	for s.bytes > c.perShard && s.lru.prev != &s.lru {
+		s.remove(s.lru.prev)
+		c.evictions.Add(1)
+	}
+}
+
+// beginWrite removes key's row and keeps its shard from filling until the
+// matching endWrite. Writers call it before their commit makes the write
+// visible, and endWrite after the commit, before they acknowledge: no
+// Get can then see the write in the store and a cached row older than it
+// afterwards.
+func (c *RowCache) beginWrite(key []byte) {
+	s := c.shard(key)
+	s.mu.Lock()
+	s.writing++
+	s.dropLocked(key)
+	s.mu.Unlock()
+}
+
+// endWrite ends beginWrite's window for key, dropping the row again.
+func (c *RowCache) endWrite(key []byte) {
+	s := c.shard(key)
+	s.mu.Lock()
+	s.writing--
+	s.dropLocked(key)
+	s.mu.Unlock()
+}
+
+func (s *rowCacheShard) dropLocked(key []byte) {
+	s.drops.Add(1)
+	if e := s.m[string(key)]; e != nil {
+		s.remove(e)
+	}
+}
+
+func (s *rowCacheShard) pushFront(e *rowCacheEntry) {
+	e.prev, e.next = &s.lru, s.lru.next
+	s.lru.next.prev = e
+	s.lru.next = e
+}
+
+func (s *rowCacheShard) touch(e *rowCacheEntry) {
+	if s.lru.next == e {
+		return
+	}
+	e.prev.next, e.next.prev = e.next, e.prev
+	s.pushFront(e)
+}
+
+func (s *rowCacheShard) remove(e *rowCacheEntry) {
+	e.prev.next, e.next.prev = e.next, e.prev
+	e.prev, e.next = nil, nil
+	delete(s.m, e.key)
+	s.bytes -= e.size
+}

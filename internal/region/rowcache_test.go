@@ -1,0 +1,279 @@
+package region
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"github.com/weirdb/weir/internal/cell"
+	"github.com/weirdb/weir/internal/filter"
+	"github.com/weirdb/weir/internal/storage"
+)
+
+// openCachedRegion opens a region like openTestRegion's, with a row cache
+// of size bytes, and an uncached twin over its own engine.
+func openCachedRegion(t testing.TB, size int64, families ...FamilyDescriptor) (*Region, *RowCache) {
+	t.Helper()
+	e, err := storage.Open(storage.Options{Dir: "db", FS: vfs.NewMem()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = e.Close() })
+	if families == nil {
+		families = []FamilyDescriptor{{Name: []byte("f1"), MaxVersions: 3}, {Name: []byte("f2")}}
+	}
+	c := NewRowCache(size)
+	r, err := Open(e, Info{TableID: 1, RegionID: 1}, TableDescriptor{Name: "t", Families: families}, Options{RowCache: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = r.Close() })
+	return r, c
+}
+
+func mustGet(t testing.TB, r *Region, g Get) string {
+	t.Helper()
+	res, err := r.Get(context.Background(), g)
+	if err != nil {
+		t.Fatalf("Get %q: %v", g.Row, err)
+	}
+	return fmtCells(res.Cells)
+}
+
+// TestRowCacheServesWhatTheStoreHolds: for Gets of every shape, the cached
+// region answers as the store does, and the cache is used only by the
+// shapes it can answer.
+func TestRowCacheServesWhatTheStoreHolds(t *testing.T) {
+	r, c := openCachedRegion(t, 1<<20)
+	mustMutate(t, r,
+		put("r", "f1", "a", 10, "a10"), put("r", "f1", "a", 20, "a20"), put("r", "f1", "b", 15, "b15"),
+		put("r", "f2", "x", 5, "x5"), put("r", "f2", "y", 7, "y7"))
+	whole := Get{Row: []byte("r")}
+	for _, tc := range []struct {
+		name string
+		g    Get
+		hit  bool // served from the cache once the whole row is there
+	}{
+		{"whole row", whole, true},
+		{"both families", Get{Row: []byte("r"), Columns: []Columns{{Family: []byte("f2")}, {Family: []byte("f1")}}}, true},
+		{"one family", Get{Row: []byte("r"), Columns: []Columns{{Family: []byte("f2")}}}, true},
+		{"qualifiers", Get{Row: []byte("r"), Columns: []Columns{{Family: []byte("f1"), Qualifiers: [][]byte{[]byte("b"), []byte("zz")}}}}, true},
+		{"existence", Get{Row: []byte("r"), ExistenceOnly: true}, true},
+		{"versions", Get{Row: []byte("r"), MaxVersions: 3}, false},
+		{"time range", Get{Row: []byte("r"), TimeRange: cell.TimeRange{Min: 0, Max: 16}}, false},
+		{"store limit", Get{Row: []byte("r"), StoreLimit: 1}, false},
+		{"filter", Get{Row: []byte("r"), Filter: &filter.FirstKeyOnlyFilter{}}, false},
+		{"absent row", Get{Row: []byte("nope")}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r.forgetCachedRows()
+			want := mustGet(t, r, tc.g) // from the store (the cache is empty)
+			mustGet(t, r, whole)        // fills the whole row
+			mustGet(t, r, Get{Row: []byte("nope")})
+			before := c.Stats().Hits
+			if got := mustGet(t, r, tc.g); got != want {
+				t.Fatalf("cached region answered\n%s\nthe store\n%s", got, want)
+			}
+			if hit := c.Stats().Hits > before; hit != tc.hit {
+				t.Fatalf("served from the cache: %v, want %v", hit, tc.hit)
+			}
+		})
+	}
+}
+
+// TestRowCacheDroppedByEveryWrite: each kind of write, then a Get, on a row
+// whose cells are cached: the Get sees the write.
+func TestRowCacheDroppedByEveryWrite(t *testing.T) {
+	ctx := context.Background()
+	r, c := openCachedRegion(t, 1<<20)
+	for _, tc := range []struct {
+		name  string
+		write func(t *testing.T, row string)
+		want  string // the Get's cells after the write; a prefix when it ends in "/"
+	}{
+		{"put", func(t *testing.T, row string) { mustMutate(t, r, put(row, "f1", "q", 2, "two")) }, "/f1:q/2/Put=two\n"},
+		{"delete", func(t *testing.T, row string) { mustMutate(t, r, del(row, "f1", "q", 1, cell.TypeDelete)) }, ""},
+		{"increment", func(t *testing.T, row string) {
+			if _, err := r.Increment(ctx, ReadModifyWrite{Row: []byte(row), Columns: []ColumnDelta{{Family: []byte("f2"), Qualifier: []byte("n"), Delta: 5}}}); err != nil {
+				t.Fatal(err)
+			}
+		}, "/f1:q/1/Put=one\n" + "/f2:n/"},
+		{"append", func(t *testing.T, row string) {
+			if _, err := r.Append(ctx, ReadModifyWrite{Row: []byte(row), Columns: []ColumnDelta{{Family: []byte("f1"), Qualifier: []byte("q"), Value: []byte("+")}}}); err != nil {
+				t.Fatal(err)
+			}
+		}, "/f1:q/"},
+		{"check and mutate", func(t *testing.T, row string) {
+			ok, err := r.CheckAndMutate(ctx, []byte(row), Condition{Family: []byte("f1"), Qualifier: []byte("q"), Op: filter.Equal, Comparator: filter.NewBinaryComparator([]byte("one"))},
+				put(row, "f1", "q", 3, "three"))
+			if err != nil || !ok {
+				t.Fatalf("CheckAndMutate: %v, %v", ok, err)
+			}
+		}, "/f1:q/3/Put=three\n"},
+		{"ingest nothing", func(t *testing.T, row string) {
+			if err := r.Ingest(ctx, nil); err != nil {
+				t.Fatal(err)
+			}
+		}, ""},
+		{"alter to a TTL", func(t *testing.T, row string) {
+			d := *r.Descriptor()
+			d.Families = []FamilyDescriptor{{Name: []byte("f1"), MaxVersions: 3, TTL: 1}, {Name: []byte("f2")}}
+			if err := r.SetDescriptor(d); err != nil {
+				t.Fatal(err)
+			}
+		}, ""}, // the cell at ts 1 is decades older than one second
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			row := "row-" + tc.name
+			mustMutate(t, r, put(row, "f1", "q", 1, "one"))
+			g := Get{Row: []byte(row)}
+			mustGet(t, r, g)
+			hits := c.Stats().Hits
+			if got := mustGet(t, r, g); got != row+"/f1:q/1/Put=one\n" || c.Stats().Hits != hits+1 {
+				t.Fatalf("before the write: %q, hits %d -> %d", got, hits, c.Stats().Hits)
+			}
+			tc.write(t, row)
+			got := mustGet(t, r, g)
+			want := strings.ReplaceAll(tc.want, "/f", row+"/f")
+			if strings.HasSuffix(want, "/") {
+				if !strings.HasPrefix(got, want) {
+					t.Fatalf("after %s: %q, want %q...", tc.name, got, want)
+				}
+			} else if got != want {
+				t.Fatalf("after %s: %q, want %q", tc.name, got, want)
+			}
+		})
+	}
+}
+
+// TestRowCacheConcurrentReadsAndWrites: writers Put increasing values and
+// read each back; readers Get rows whole and by family and must never see
+// a row go back. With the cache a fill racing a write must not leave the
+// older row behind.
+func TestRowCacheConcurrentReadsAndWrites(t *testing.T) {
+	ctx := context.Background()
+	r, c := openCachedRegion(t, cacheSizeForTest)
+	const writers, readers, rounds = 3, 4, 400
+	val := func(i int) string { return fmt.Sprintf("%05d", i) }
+	errc := make(chan error, writers+readers)
+	var wg, rg sync.WaitGroup
+	done := make(chan struct{})
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			row := fmt.Sprintf("w%d", w)
+			for i := 1; i <= rounds; i++ {
+				if err := r.Mutate(ctx, put(row, "f1", "q", cell.LatestTimestamp, val(i))); err != nil {
+					errc <- err
+					return
+				}
+				res, err := r.Get(ctx, Get{Row: []byte(row), Columns: []Columns{{Family: []byte("f1")}, {Family: []byte("f2")}}})
+				if err != nil || len(res.Cells) != 1 || string(res.Cells[0].Value) != val(i) {
+					errc <- fmt.Errorf("writer %d: Get after putting %s = %s, %v", w, val(i), fmtCells(res.Cells), err)
+					return
+				}
+			}
+		}()
+	}
+	for rd := range readers {
+		rg.Add(1)
+		go func() {
+			defer rg.Done()
+			last := make([]string, writers)
+			var buf GetBuffer
+			for i := 0; ; i++ {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				w := (i + rd) % writers
+				g := Get{Row: []byte(fmt.Sprintf("w%d", w))}
+				if i%2 == 1 {
+					g.Columns = []Columns{{Family: []byte("f1")}}
+				}
+				res, err := r.GetInto(ctx, g, &buf)
+				if err != nil {
+					errc <- err
+					return
+				}
+				got := ""
+				if len(res.Cells) > 0 {
+					got = string(res.Cells[0].Value)
+				}
+				if got < last[w] {
+					errc <- fmt.Errorf("reader %d: row w%d went back from %s to %s", rd, w, last[w], got)
+					return
+				}
+				last[w] = got
+			}
+		}()
+	}
+	wg.Wait()
+	close(done)
+	rg.Wait()
+	close(errc)
+	for err := range errc {
+		t.Error(err)
+	}
+	for w := range writers {
+		if got := mustGet(t, r, Get{Row: []byte(fmt.Sprintf("w%d", w))}); got == "" || got[len(got)-6:] != val(rounds)+"\n" {
+			t.Errorf("row w%d ends as %q, want value %s", w, got, val(rounds))
+		}
+	}
+	if c != nil {
+		t.Logf("%+v", c.Stats())
+	}
+}
+
+var cacheSizeForTest int64 = 1 << 20
+
+// TestRowCacheBound: the cache keeps to its size, evicting the least
+// recently used rows, and skips rows too big for a shard.
+func TestRowCacheBound(t *testing.T) {
+	const size = 1 << 20
+	r, c := openCachedRegion(t, size)
+	value := string(make([]byte, 300))
+	const rows = 4000
+	for i := range rows {
+		row := fmt.Sprintf("row%04d", i)
+		mustMutate(t, r, put(row, "f1", "q", 1, value))
+		mustGet(t, r, Get{Row: []byte(row)})
+	}
+	st := c.Stats()
+	if st.Bytes > size || st.Entries == 0 || st.Evictions == 0 {
+		t.Fatalf("after %d rows of ~300 B in a %d-byte cache: %+v", rows, size, st)
+	}
+	// The most recent rows stayed, the first went.
+	hitsOf := func(from int) uint64 {
+		before := c.Stats().Hits
+		for i := from; i < from+100; i++ {
+			mustGet(t, r, Get{Row: []byte(fmt.Sprintf("row%04d", i))})
+		}
+		return c.Stats().Hits - before
+	}
+	if newest := hitsOf(rows - 100); newest < 90 {
+		t.Errorf("%d of the newest 100 rows were cached, want at least 90", newest)
+	}
+	if oldest := hitsOf(0); oldest > 10 {
+		t.Errorf("%d of the oldest 100 rows were still cached, want at most 10", oldest)
+	}
+	big := string(make([]byte, size/rowCacheShards/4))
+	mustMutate(t, r, put("big", "f1", "q", 1, big))
+	fills := c.Stats().Fills
+	mustGet(t, r, Get{Row: []byte("big")})
+	if c.Stats().Fills != fills {
+		t.Fatal("a row bigger than a quarter of a shard was cached")
+	}
+}
+
+func TestRowCacheOff(t *testing.T) {
+	if NewRowCache(0) != nil || NewRowCache(-1) != nil {
+		t.Fatal("NewRowCache(<=0) is not nil")
+	}
+}
