@@ -98,20 +98,21 @@ func coversFamilies(cols []Columns, fams []FamilyDescriptor) bool {
 	return true
 }
 
-// wanted reports whether c is among the columns cols names (nil: all).
-func wanted(cols []Columns, c *cell.Cell) bool {
+// wanted reports whether the column family:qualifier is among the columns
+// cols names (nil: all).
+func wanted(cols []Columns, family, qualifier []byte) bool {
 	if len(cols) == 0 {
 		return true
 	}
 	for i := range cols {
-		if !bytes.Equal(cols[i].Family, c.Family) {
+		if !bytes.Equal(cols[i].Family, family) {
 			continue
 		}
 		if len(cols[i].Qualifiers) == 0 {
 			return true
 		}
 		for _, q := range cols[i].Qualifiers {
-			if bytes.Equal(q, c.Qualifier) {
+			if bytes.Equal(q, qualifier) {
 				return true
 			}
 		}

@@ -276,7 +276,7 @@ func (r *Region) getLocked(ctx context.Context, g Get, buf *GetBuffer) (Result, 
 		}
 		cols := g.Columns
 		cells, arena, tok, hit := r.opts.RowCache.lookup(st.cacheKey, g.Row, out, arena,
-			func(c *cell.Cell) bool { return wanted(cols, c) })
+			func(family, qualifier []byte) bool { return wanted(cols, family, qualifier) })
 		if hit {
 			if buf != nil {
 				buf.arena, buf.cells = arena, cells[:0]

@@ -5,7 +5,6 @@ import (
 	"hash/maphash"
 	"sync"
 	"sync/atomic"
-	"unsafe"
 
 	"github.com/weirdb/weir/internal/cell"
 )
@@ -58,11 +57,54 @@ type rowCacheShard struct {
 }
 
 type rowCacheEntry struct {
-	key        string
-	cells      []cell.Cell // Row unset; Family, Qualifier, Value alias data
+	key string
+	// data holds the cells one after the other (appendCachedCell), so an
+	// entry costs its bytes and a few per cell, not a cell.Cell each.
 	data       []byte
+	need       int // the family, qualifier and value bytes of all cells
 	size       int64
 	prev, next *rowCacheEntry
+}
+
+// appendCachedCell encodes c (its row left out) for rowCacheEntry.data:
+// the family, qualifier and value lengths as uvarints, the timestamp, the
+// type, then the three byte strings.
+func appendCachedCell(dst []byte, c *cell.Cell) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(c.Family)))
+	dst = binary.AppendUvarint(dst, uint64(len(c.Qualifier)))
+	dst = binary.AppendUvarint(dst, uint64(len(c.Value)))
+	dst = binary.BigEndian.AppendUint64(dst, uint64(c.Timestamp))
+	dst = append(dst, byte(c.Type))
+	dst = append(dst, c.Family...)
+	dst = append(dst, c.Qualifier...)
+	return append(dst, c.Value...)
+}
+
+func uvarintLen(n int) int {
+	l := 1
+	for ; n >= 0x80; n >>= 7 {
+		l++
+	}
+	return l
+}
+
+// nextCachedCell decodes the cell at the start of data into c, its byte
+// strings aliasing data, and returns the rest. data is what
+// appendCachedCell wrote, so it is not checked.
+func nextCachedCell(data []byte, c *cell.Cell) []byte {
+	fl, n := binary.Uvarint(data)
+	data = data[n:]
+	ql, n := binary.Uvarint(data)
+	data = data[n:]
+	vl, n := binary.Uvarint(data)
+	data = data[n:]
+	c.Timestamp = int64(binary.BigEndian.Uint64(data))
+	c.Type = cell.Type(data[8])
+	data = data[9:]
+	c.Family, data = data[:fl:fl], data[fl:]
+	c.Qualifier, data = data[:ql:ql], data[ql:]
+	c.Value, data = data[:vl:vl], data[vl:]
+	return data
 }
 
 // NewRowCache returns a cache of about size bytes, or nil (no cache) for
@@ -116,7 +158,7 @@ func (c *RowCache) shard(key []byte) *rowCacheShard {
 // lookup copies the cached cells of key into out and arena (the caller's
 // buffers, as the row reader fills them), with Row set to row. ok is false
 // on a miss; token is then what fill needs.
-func (c *RowCache) lookup(key, row []byte, out []cell.Cell, arena []byte, keep func(*cell.Cell) bool) (cells []cell.Cell, a []byte, token uint64, ok bool) {
+func (c *RowCache) lookup(key, row []byte, out []cell.Cell, arena []byte, keep func(family, qualifier []byte) bool) (cells []cell.Cell, a []byte, token uint64, ok bool) {
 	s := c.shard(key)
 	// Read before the row is: a drop after this makes the fill fail.
 	token = s.drops.Load()
@@ -128,19 +170,14 @@ func (c *RowCache) lookup(key, row []byte, out []cell.Cell, arena []byte, keep f
 		return out, arena, token, false
 	}
 	s.touch(e)
-	need := 0
-	for i := range e.cells {
-		if keep(&e.cells[i]) {
-			need += len(e.cells[i].Family) + len(e.cells[i].Qualifier) + len(e.cells[i].Value)
-		}
-	}
-	if cap(arena)-len(arena) < need {
+	if cap(arena)-len(arena) < e.need {
 		// A new chunk: cells already handed out keep the old one.
-		arena = make([]byte, 0, need)
+		arena = make([]byte, 0, e.need)
 	}
-	for i := range e.cells {
-		src := &e.cells[i]
-		if !keep(src) {
+	var src cell.Cell
+	for data := e.data; len(data) > 0; {
+		data = nextCachedCell(data, &src)
+		if !keep(src.Family, src.Qualifier) {
 			continue
 		}
 		start := len(arena)
@@ -160,26 +197,21 @@ func (c *RowCache) lookup(key, row []byte, out []cell.Cell, arena []byte, keep f
 // fill caches cells as key's row unless a drop in its shard happened since
 // token was taken.
 func (c *RowCache) fill(key []byte, token uint64, cells []cell.Cell) {
-	n := 0
+	n, need := 0, 0
 	for i := range cells {
-		n += len(cells[i].Family) + len(cells[i].Qualifier) + len(cells[i].Value)
+		c := &cells[i]
+		b := len(c.Family) + len(c.Qualifier) + len(c.Value)
+		need += b
+		n += b + uvarintLen(len(c.Family)) + uvarintLen(len(c.Qualifier)) + uvarintLen(len(c.Value)) + 9
 	}
-	size := int64(len(key)+n+len(cells)*int(unsafe.Sizeof(cell.Cell{}))) + entryOverhead
-	if size > c.perShard/4 {
+	if int64(len(key)+n)+entryOverhead > c.perShard/4 {
 		return // a huge row would sweep the shard
 	}
-	e := &rowCacheEntry{key: string(key), data: make([]byte, 0, n), cells: make([]cell.Cell, len(cells)), size: size}
+	e := &rowCacheEntry{key: string(key), data: make([]byte, 0, n), need: need}
 	for i := range cells {
-		src := &cells[i]
-		start := len(e.data)
-		e.data = append(e.data, src.Family...)
-		e.data = append(e.data, src.Qualifier...)
-		e.data = append(e.data, src.Value...)
-		f := start + len(src.Family)
-		q := f + len(src.Qualifier)
-		e.cells[i] = cell.Cell{Family: e.data[start:f:f], Qualifier: e.data[f:q:q],
-			Timestamp: src.Timestamp, Type: src.Type, Value: e.data[q:len(e.data):len(e.data)]}
+		e.data = appendCachedCell(e.data, &cells[i])
 	}
+	e.size = int64(len(key)+cap(e.data)) + entryOverhead
 	s := c.shard(key)
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -277,3 +277,35 @@ func TestRowCacheOff(t *testing.T) {
 		t.Fatal("NewRowCache(<=0) is not nil")
 	}
 }
+
+// TestCachedCellEncoding: cells survive appendCachedCell and
+// nextCachedCell, and fill sizes the entry exactly.
+func TestCachedCellEncoding(t *testing.T) {
+	cells := []cell.Cell{
+		{Family: []byte("f"), Qualifier: []byte("q"), Timestamp: 1, Type: cell.TypePut, Value: []byte("v")},
+		{Family: []byte("fam"), Qualifier: nil, Timestamp: -1, Type: cell.TypePut, Value: make([]byte, 300)},
+		{Family: []byte("fam"), Qualifier: make([]byte, 200), Timestamp: 1 << 62, Type: cell.TypePut, Value: nil},
+	}
+	var data []byte
+	for i := range cells {
+		data = appendCachedCell(data, &cells[i])
+	}
+	var got cell.Cell
+	for i := range cells {
+		data = nextCachedCell(data, &got)
+		if got.Timestamp != cells[i].Timestamp || got.Type != cells[i].Type || string(got.Family) != string(cells[i].Family) ||
+			string(got.Qualifier) != string(cells[i].Qualifier) || string(got.Value) != string(cells[i].Value) {
+			t.Fatalf("cell %d decoded as %+v, want %+v", i, got, cells[i])
+		}
+	}
+	if len(data) != 0 {
+		t.Fatalf("%d bytes left over", len(data))
+	}
+	c := NewRowCache(1 << 20)
+	key := []byte("key")
+	c.fill(key, 0, cells)
+	e := c.shard(key).m["key"]
+	if e == nil || len(e.data) != cap(e.data) {
+		t.Fatalf("entry %v: data %d of %d bytes allocated", e != nil, len(e.data), cap(e.data))
+	}
+}
