@@ -151,9 +151,16 @@ func TestGetAfterEveryKindOfWrite(t *testing.T) {
 // and must see it; readers must never see a row's value go back; flushes
 // reshape the store meanwhile.
 func TestConcurrentGetsAndPuts(t *testing.T) {
-	ctx := context.Background()
 	r, _ := openTestRegion(t)
-	const writers, readers, rounds = 3, 3, 200
+	concurrentGetsAndPuts(t, r, 3, 200)
+}
+
+// concurrentGetsAndPuts runs TestConcurrentGetsAndPuts's writers and
+// readers on r: readers alternate Gets of the whole row with GetIntos of
+// family f1, and every row ends at its last value.
+func concurrentGetsAndPuts(t *testing.T, r *Region, readers, rounds int) {
+	ctx := context.Background()
+	const writers = 3
 	val := func(i int) string { return fmt.Sprintf("%05d", i) }
 	errc := make(chan error, writers+readers+1)
 	var wg, rg sync.WaitGroup
@@ -187,6 +194,7 @@ func TestConcurrentGetsAndPuts(t *testing.T) {
 		go func() {
 			defer rg.Done()
 			last := make([]string, writers)
+			var buf GetBuffer
 			for i := 0; ; i++ {
 				select {
 				case <-done:
@@ -194,7 +202,15 @@ func TestConcurrentGetsAndPuts(t *testing.T) {
 				default:
 				}
 				w := (i + rd) % writers
-				res, err := r.Get(ctx, Get{Row: []byte(fmt.Sprintf("w%d", w))})
+				g := Get{Row: []byte(fmt.Sprintf("w%d", w))}
+				var res Result
+				var err error
+				if i%2 == 0 {
+					res, err = r.Get(ctx, g)
+				} else {
+					g.Columns = []Columns{{Family: []byte("f1")}}
+					res, err = r.GetInto(ctx, g, &buf)
+				}
 				if err != nil {
 					errc <- err
 					return
@@ -217,6 +233,11 @@ func TestConcurrentGetsAndPuts(t *testing.T) {
 	close(errc)
 	for err := range errc {
 		t.Error(err)
+	}
+	for w := range writers {
+		if got := getValue(t, r, fmt.Sprintf("w%d", w)); got != val(rounds) {
+			t.Errorf("row w%d ends as %q, want %s", w, got, val(rounds))
+		}
 	}
 }
 

@@ -19,6 +19,13 @@ func (c *testClock) Now() int64 { return c.now }
 // in-memory engine, with families f1 (VERSIONS 3) and f2, and a clock.
 func openTestRegion(t testing.TB, families ...FamilyDescriptor) (*Region, *testClock) {
 	t.Helper()
+	return openTestRegionOpts(t, Options{}, families...)
+}
+
+// openTestRegionOpts is openTestRegion with opts (its clock replaces
+// opts.Now).
+func openTestRegionOpts(t testing.TB, opts Options, families ...FamilyDescriptor) (*Region, *testClock) {
+	t.Helper()
 	e, err := storage.Open(storage.Options{Dir: "db", FS: vfs.NewMem()})
 	if err != nil {
 		t.Fatal(err)
@@ -28,7 +35,8 @@ func openTestRegion(t testing.TB, families ...FamilyDescriptor) (*Region, *testC
 		families = []FamilyDescriptor{{Name: []byte("f1"), MaxVersions: 3}, {Name: []byte("f2")}}
 	}
 	clk := &testClock{now: 1_000_000}
-	r, err := Open(e, Info{TableID: 1, RegionID: 1}, TableDescriptor{Name: "t", Families: families}, Options{Now: clk.Now})
+	opts.Now = clk.Now
+	r, err := Open(e, Info{TableID: 1, RegionID: 1}, TableDescriptor{Name: "t", Families: families}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
