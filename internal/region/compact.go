@@ -116,10 +116,10 @@ func (r *Region) cleanRow(ctx context.Context, prefix, row []byte, desc *TableDe
 	// pass finds the same garbage. The batch keeps one row's edits atomic.
 	// Garbage is invisible to reads, so the cached row stays right; drop it
 	// anyway rather than trust that for every rule of gcRow.
-	var key []byte
-	r.beginRowWrite(&key, row)
+	w := r.rowWrites(nil)
+	w.begin(row)
 	err = b.Commit(storage.AsyncWAL)
-	r.endRowWrite(&key, row)
+	w.end(row)
 	if err != nil {
 		return 0, err
 	}

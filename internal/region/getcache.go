@@ -6,39 +6,50 @@ import (
 	"github.com/weirdb/weir/internal/cell"
 )
 
-// forgetCachedRows gives the region a new key space in its row cache, so
-// no entry made before is found again (they age out of the cache).
-func (r *Region) forgetCachedRows() {
-	if r.opts.RowCache != nil {
-		r.cacheID.Store(r.opts.RowCache.newRegionID())
+// forgetCachedRows starts a new generation of the region's cached rows,
+// so no entry made before is found again (they age out of the cache).
+func (r *Region) forgetCachedRows() { r.cacheEpoch.Add(1) }
+
+// rowWrites brackets the commit of writes to rows for the row cache
+// (RowCache.beginWrite, endWrite).
+type rowWrites struct {
+	c   *RowCache
+	id  uint64
+	key []byte
+}
+
+// rowWrites starts a bracket; scratch, when the caller has a buffer it is
+// done with, saves the key's allocation.
+func (r *Region) rowWrites(scratch []byte) rowWrites {
+	if r.opts.RowCache == nil {
+		return rowWrites{}
+	}
+	return rowWrites{c: r.opts.RowCache, id: r.cacheID, key: scratch[:0]}
+}
+
+func (w *rowWrites) begin(row []byte) {
+	if w.c != nil {
+		w.key = appendRowCacheKey(w.key[:0], w.id, row)
+		w.c.beginWrite(w.key)
 	}
 }
 
-// beginRowWrites and endRowWrites bracket the commit of writes to the rows
-// of muts (RowCache.beginWrite); key is scratch.
-func (r *Region) beginRowWrites(key *[]byte, muts []Mutation) {
+func (w *rowWrites) end(row []byte) {
+	if w.c != nil {
+		w.key = appendRowCacheKey(w.key[:0], w.id, row)
+		w.c.endWrite(w.key)
+	}
+}
+
+func (w *rowWrites) beginAll(muts []Mutation) {
 	for i := range muts {
-		r.beginRowWrite(key, muts[i].Row)
+		w.begin(muts[i].Row)
 	}
 }
 
-func (r *Region) endRowWrites(key *[]byte, muts []Mutation) {
+func (w *rowWrites) endAll(muts []Mutation) {
 	for i := range muts {
-		r.endRowWrite(key, muts[i].Row)
-	}
-}
-
-func (r *Region) beginRowWrite(key *[]byte, row []byte) {
-	if r.opts.RowCache != nil {
-		*key = appendRowCacheKey((*key)[:0], r.cacheID.Load(), row)
-		r.opts.RowCache.beginWrite(*key)
-	}
-}
-
-func (r *Region) endRowWrite(key *[]byte, row []byte) {
-	if r.opts.RowCache != nil {
-		*key = appendRowCacheKey((*key)[:0], r.cacheID.Load(), row)
-		r.opts.RowCache.endWrite(*key)
+		w.end(muts[i].Row)
 	}
 }
 

@@ -147,9 +147,10 @@ func (r *Region) Mutate(ctx context.Context, muts ...Mutation) error {
 		}
 		durability = max(durability, muts[i].Durability)
 	}
-	r.beginRowWrites(&wb.key, muts)
+	w := r.rowWrites(wb.key)
+	w.beginAll(muts)
 	err = r.commit(b, durability)
-	r.endRowWrites(&wb.key, muts)
+	w.endAll(muts)
 	if err != nil {
 		return err
 	}
@@ -263,19 +264,19 @@ func (r *Region) getLocked(ctx context.Context, g Get, buf *GetBuffer) (Result, 
 	}
 	st := getStatePool.Get().(*getState)
 	defer st.release()
-	// The cache key space before the schema: see Region.cacheID.
-	cacheID := r.cacheID.Load()
+	// The cache generation before the schema: see Region.cacheEpoch.
+	epoch := r.cacheEpoch.Load()
 	use := r.rowCacheUse(&g, r.Descriptor())
 	var token uint64
 	if use != noCache {
-		st.cacheKey = appendRowCacheKey(st.cacheKey[:0], cacheID, g.Row)
+		st.cacheKey = appendRowCacheKey(st.cacheKey[:0], r.cacheID, g.Row)
 		var out []cell.Cell
 		var arena []byte
 		if buf != nil {
 			out, arena = buf.cells[:0], buf.arena[:0]
 		}
 		cols := g.Columns
-		cells, arena, tok, hit := r.opts.RowCache.lookup(st.cacheKey, g.Row, out, arena,
+		cells, arena, tok, hit := r.opts.RowCache.lookup(st.cacheKey, epoch, g.Row, out, arena,
 			func(family, qualifier []byte) bool { return wanted(cols, family, qualifier) })
 		if hit {
 			if buf != nil {
@@ -304,7 +305,7 @@ func (r *Region) getLocked(ctx context.Context, g Get, buf *GetBuffer) (Result, 
 	}
 	cells, err := st.rr.readFilteredRow(st.prefix)
 	if use == cacheFill && err == nil {
-		r.opts.RowCache.fill(st.cacheKey, token, cells)
+		r.opts.RowCache.fill(st.cacheKey, epoch, token, cells)
 	}
 	switch {
 	case buf != nil:

@@ -134,10 +134,14 @@ type Region struct {
 	// desc is the table schema, replaced whole by SetDescriptor; every
 	// read loads it, so it is an atomic pointer, not a mutex's field.
 	desc atomic.Pointer[TableDescriptor]
-	// cacheID is the region's key space in opts.RowCache, replaced when
-	// the schema or the whole contents change. Stored after desc, so a
-	// reader that loads it first sees a schema at least as new.
-	cacheID atomic.Uint64
+	// cacheID is the region's key space in opts.RowCache, its own from
+	// Open on: an entry of a region opened before on the same rows is
+	// never found. cacheEpoch is the generation of the cached rows, raised
+	// when the schema or the whole contents change; an entry of an older
+	// generation is a miss. It is raised after desc is stored, so a reader
+	// that loads it first sees a schema at least as new.
+	cacheID    uint64
+	cacheEpoch atomic.Uint64
 }
 
 // Open serves info's key range of engine with the table schema desc. The
@@ -167,7 +171,9 @@ func Open(engine *storage.Engine, info Info, desc TableDescriptor, opts Options)
 	r.upper = storage.RegionUpperBound(info.TableID, r.storedRow(info.EndKey))
 	d := desc
 	r.desc.Store(&d)
-	r.forgetCachedRows()
+	if opts.RowCache != nil {
+		r.cacheID = opts.RowCache.newRegionID()
+	}
 	r.clock.floor = opts.ClockFloor
 	return r, nil
 }

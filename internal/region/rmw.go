@@ -130,9 +130,10 @@ func (r *Region) readModifyWrite(ctx context.Context, op *ReadModifyWrite, modif
 		}
 	}
 	if !b.Empty() {
-		r.beginRowWrite(&key, op.Row)
+		w := r.rowWrites(key)
+		w.begin(op.Row)
 		err := r.commit(b, op.Durability)
-		r.endRowWrite(&key, op.Row)
+		w.end(op.Row)
 		if err != nil {
 			return Result{}, err
 		}
@@ -233,9 +234,10 @@ func (r *Region) CheckAndMutate(ctx context.Context, row []byte, cond Condition,
 		}
 		durability = max(durability, muts[i].Durability)
 	}
-	r.beginRowWrites(&wb.key, muts)
+	w := r.rowWrites(wb.key)
+	w.beginAll(muts)
 	err = r.commit(b, durability)
-	r.endRowWrites(&wb.key, muts)
+	w.endAll(muts)
 	if err != nil {
 		return false, err
 	}

@@ -57,7 +57,8 @@ type rowCacheShard struct {
 }
 
 type rowCacheEntry struct {
-	key string
+	key   string
+	epoch uint64 // the region's cache generation the row was read in
 	// data holds the cells one after the other (appendCachedCell), so an
 	// entry costs its bytes and a few per cell, not a cell.Cell each.
 	data       []byte
@@ -158,13 +159,13 @@ func (c *RowCache) shard(key []byte) *rowCacheShard {
 // lookup copies the cached cells of key into out and arena (the caller's
 // buffers, as the row reader fills them), with Row set to row. ok is false
 // on a miss; token is then what fill needs.
-func (c *RowCache) lookup(key, row []byte, out []cell.Cell, arena []byte, keep func(family, qualifier []byte) bool) (cells []cell.Cell, a []byte, token uint64, ok bool) {
+func (c *RowCache) lookup(key []byte, epoch uint64, row []byte, out []cell.Cell, arena []byte, keep func(family, qualifier []byte) bool) (cells []cell.Cell, a []byte, token uint64, ok bool) {
 	s := c.shard(key)
 	// Read before the row is: a drop after this makes the fill fail.
 	token = s.drops.Load()
 	s.mu.Lock()
 	e := s.m[string(key)]
-	if e == nil {
+	if e == nil || e.epoch != epoch {
 		s.mu.Unlock()
 		c.misses.Add(1)
 		return out, arena, token, false
@@ -194,9 +195,9 @@ func (c *RowCache) lookup(key, row []byte, out []cell.Cell, arena []byte, keep f
 	return out, arena, token, true
 }
 
-// fill caches cells as key's row unless a drop in its shard happened since
-// token was taken.
-func (c *RowCache) fill(key []byte, token uint64, cells []cell.Cell) {
+// fill caches cells, read in the region's cache generation epoch, as key's
+// row unless a drop in its shard happened since token was taken.
+func (c *RowCache) fill(key []byte, epoch, token uint64, cells []cell.Cell) {
 	n, need := 0, 0
 	for i := range cells {
 		c := &cells[i]
@@ -207,7 +208,7 @@ func (c *RowCache) fill(key []byte, token uint64, cells []cell.Cell) {
 	if int64(len(key)+n)+entryOverhead > c.perShard/4 {
 		return // a huge row would sweep the shard
 	}
-	e := &rowCacheEntry{key: string(key), data: make([]byte, 0, n), need: need}
+	e := &rowCacheEntry{key: string(key), epoch: epoch, data: make([]byte, 0, n), need: need}
 	for i := range cells {
 		e.data = appendCachedCell(e.data, &cells[i])
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/weirdb/weir/internal/cell"
 	"github.com/weirdb/weir/internal/filter"
@@ -140,7 +141,29 @@ func TestRowCacheDroppedByEveryWrite(t *testing.T) {
 // RowCache.fill's check).
 func TestRowCacheConcurrentReadsAndWrites(t *testing.T) {
 	r, c := openCachedRegion(t, 1<<20)
+	// The region's key space changes meanwhile (an alter's SetDescriptor):
+	// each write's bracket must still close in the shard it opened in.
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(time.Millisecond):
+				r.forgetCachedRows()
+			}
+		}
+	}()
 	concurrentGetsAndPuts(t, r, 4, 400)
+	close(stop)
+	<-done
+	for i := range c.shards {
+		if w := c.shards[i].writing; w != 0 {
+			t.Errorf("shard %d: %d writes left open", i, w)
+		}
+	}
 	t.Logf("%+v", c.Stats())
 }
 
@@ -214,7 +237,7 @@ func TestCachedCellEncoding(t *testing.T) {
 	}
 	c := NewRowCache(1 << 20)
 	key := []byte("key")
-	c.fill(key, 0, cells)
+	c.fill(key, 0, 0, cells)
 	e := c.shard(key).m["key"]
 	if e == nil || len(e.data) != cap(e.data) {
 		t.Fatalf("entry %v: data %d of %d bytes allocated", e != nil, len(e.data), cap(e.data))
