@@ -381,5 +381,9 @@ func (r *Region) Replace(ctx context.Context, puts []Mutation) error {
 			return err
 		}
 	}
+	// Every row may change: a new generation of cached rows before and
+	// after (Ingest's reasoning).
+	r.forgetCachedRows()
+	defer r.forgetCachedRows()
 	return r.commit(b, FsyncWAL)
 }
