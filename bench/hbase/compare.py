@@ -68,6 +68,7 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--started", default="?")
     ap.add_argument("--command", default="bench/hbase/run.sh")
+    ap.add_argument("--wal-hsync", default="false")
     a = ap.parse_args()
 
     rep = {s: {p: load(os.path.join(a.out, s, p + ".json")) for p, _, _ in PHASES} for s in SIDES}
@@ -77,8 +78,9 @@ def main():
     try:
         java = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr.splitlines()[0]
         print("HBase 2.6.4-hadoop3 standalone (Maven Central jars, local filesystem, quotas on, %s); "
-              "Weir `weir standalone` (one region server, queue-mode quotas). Both on 127.0.0.1, "
-              "driven by `weir bench` in another process on the same machine.\n" % java)
+              "Weir `weir standalone` (one region server, queue-mode quotas). Both on 127.0.0.1 with "
+              "hbase.wal.hsync=%s, driven by `weir bench` in another process on the same machine.\n"
+              % (java, a.wal_hsync))
     except OSError:
         pass
     print("| workload | HBase ops/s | Weir ops/s | ops/s ratio | HBase p99 ms | Weir p99 ms | p99 ratio "

@@ -8,6 +8,7 @@
 #                      [--levels none,2000,1000,500] [--out DIR]
 #                      [--heap 4g] [--port-base 38000] [--only hbase|weir]
 #                      [--driver-procs 1] [--durability SYNC_WAL]
+#                      [--wal-hsync false]
 #
 # For each server in turn: start it on 127.0.0.1 with quotas enabled, load
 # --records rows (1 KB each, usertable pre-split into 10 regions), flush and
@@ -28,11 +29,12 @@
 # --durability sets YCSB's `durability` property (the HBase binding's
 # Durability of every Put) for the load and the workloads, on both servers
 # alike: USE_DEFAULT (the default: the table's, SYNC_WAL), SKIP_WAL,
-# ASYNC_WAL, SYNC_WAL or FSYNC_WAL. Both servers give them HBase's meaning:
-# SYNC_WAL (and USE_DEFAULT, with hbase.wal.hsync false as both default
-# to) acknowledges once the WAL record is written out (hflush: HBase
-# standalone to the local filesystem, Weir to the OS), FSYNC_WAL once the
-# WAL is synced (hsync; Weir waits for its fdatasync).
+# ASYNC_WAL, SYNC_WAL or FSYNC_WAL. --wal-hsync sets hbase.wal.hsync on
+# both servers alike (default false, HBase's default; Weir's own default is
+# true): with false, SYNC_WAL acknowledges once the WAL record is written
+# out (hflush: HBase standalone to the local filesystem, Weir to the OS),
+# with true once the WAL is synced (hsync; Weir waits for its fdatasync),
+# as FSYNC_WAL always does.
 #
 # Needs Java 17, Maven (Maven Central reachable, or the jars in ~/.m2), Go,
 # python3. Run from anywhere; it builds bin/weir in the repository.
@@ -53,8 +55,9 @@ port_base=38000
 only=
 driver_procs=1
 durability=USE_DEFAULT
+wal_hsync=false
 
-usage() { sed -n '2,38p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+usage() { sed -n '2,40p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	--records) records=$2; shift 2 ;;
@@ -69,6 +72,7 @@ while [ $# -gt 0 ]; do
 	--only) only=$2; shift 2 ;;
 	--driver-procs) driver_procs=$2; shift 2 ;;
 	--durability) durability=$2; shift 2 ;;
+	--wal-hsync) wal_hsync=$2; shift 2 ;;
 	-h | --help) usage 0 ;;
 	*) echo "run.sh: unknown argument $1" >&2; usage ;;
 	esac
@@ -77,6 +81,7 @@ for n in "$records" "$duration" "$threads" "$study_duration" "$study_threads" "$
 	case $n in '' | *[!0-9]*) echo "run.sh: $n is not a positive integer" >&2; exit 2 ;; esac
 done
 case $only in '' | hbase | weir) ;; *) echo "run.sh: --only $only: want hbase or weir" >&2; exit 2 ;; esac
+case $wal_hsync in true | false) ;; *) echo "run.sh: --wal-hsync $wal_hsync: want true or false" >&2; exit 2 ;; esac
 case $durability in USE_DEFAULT | SKIP_WAL | ASYNC_WAL | SYNC_WAL | FSYNC_WAL) ;;
 *) echo "run.sh: --durability $durability: want USE_DEFAULT, SKIP_WAL, ASYNC_WAL, SYNC_WAL or FSYNC_WAL" >&2; exit 2 ;;
 esac
@@ -210,6 +215,7 @@ run_hbase() {
   <property><name>hbase.regionserver.info.port</name><value>-1</value></property>
   <property><name>hbase.unsafe.stream.capability.enforce</name><value>false</value></property>
   <property><name>hbase.quota.enabled</name><value>true</value></property>
+  <property><name>hbase.wal.hsync</name><value>$wal_hsync</value></property>
 </configuration>
 EOF
 	cat >"$data/conf/log4j.properties" <<'EOF'
@@ -243,7 +249,7 @@ run_weir() {
 	log "starting weir standalone on 127.0.0.1:$w_master"
 	"$weir" standalone --data "$work/weir" --port "$w_master" --info-port "$w_info" \
 		--regionserver-port "$w_rs" --regionserver-info-port "$w_rsinfo" --etcd-port "$w_etcd" \
-		--quota-enabled=true >"$dir/server.log" 2>&1 &
+		--quota-enabled=true -D hbase.wal.hsync="$wal_hsync" >"$dir/server.log" 2>&1 &
 	server_pid=$!
 	wait_ready "127.0.0.1:$w_master" weir
 	log "Weir is up (pid $server_pid)"
@@ -257,6 +263,6 @@ started=$(date -u '+%Y-%m-%d %H:%M UTC')
 [ "$only" = weir ] || run_hbase
 [ "$only" = hbase ] || run_weir
 
-python3 "$here/compare.py" --out "$out" --started "$started" \
-	--command "bench/hbase/run.sh --records $records --duration $duration --threads $threads --study-duration $study_duration --study-threads $study_threads --levels $levels$([ "$durability" = USE_DEFAULT ] || echo " --durability $durability")" \
+python3 "$here/compare.py" --out "$out" --started "$started" --wal-hsync "$wal_hsync" \
+	--command "bench/hbase/run.sh --records $records --duration $duration --threads $threads --study-duration $study_duration --study-threads $study_threads --levels $levels$([ "$durability" = USE_DEFAULT ] || echo " --durability $durability")$([ "$wal_hsync" = false ] || echo " --wal-hsync $wal_hsync")" \
 	| tee "$out/comparison.md"

@@ -74,8 +74,9 @@ type serverConf struct {
 	// blockCacheSize is weir.storage.block.cache.size, the region server
 	// store's block cache in bytes (0: storage's default).
 	blockCacheSize int64
-	// walHsync is hbase.wal.hsync (default false, as in HBase).
-	walHsync bool
+	// walHflush is hbase.wal.hsync=false (Weir's default is true, HBase's
+	// false).
+	walHflush bool
 	// rowCacheSize is weir.regionserver.row.cache.size in bytes (0: the
 	// region server's default; -1: no cache).
 	rowCacheSize int64
@@ -131,7 +132,7 @@ func (c confFlag) parse() (serverConf, error) {
 			if err != nil {
 				return sc, fmt.Errorf("-D %s=%s: want true or false", k, v)
 			}
-			sc.walHsync = b
+			sc.walHflush = !b
 			continue
 		}
 		if k == "hbase.regionserver.optionallogflushinterval" {

@@ -17,7 +17,7 @@ func TestConfFlag(t *testing.T) {
 		"hbase.regionserver.handler.count=8",
 		"weir.regionserver.high.priority.handler.count=0",
 		"weir.storage.block.cache.size=2147483648",
-		"hbase.wal.hsync=true",
+		"hbase.wal.hsync=false",
 		"hbase.regionserver.optionallogflushinterval=250",
 		"weir.regionserver.row.cache.size=0",
 	} {
@@ -43,8 +43,8 @@ func TestConfFlag(t *testing.T) {
 	if so := sc.storage(); so.CacheSize != 2<<30 || so.WALSyncInterval != 250*time.Millisecond {
 		t.Fatalf("storage options: block cache %d, WAL sync interval %v; want 2 GiB and 250ms", so.CacheSize, so.WALSyncInterval)
 	}
-	if !sc.walHsync {
-		t.Fatal("hbase.wal.hsync=true not set")
+	if !sc.walHflush {
+		t.Fatal("hbase.wal.hsync=false not set")
 	}
 	if sc.rowCacheSize != -1 {
 		t.Fatalf("row cache size %d for weir.regionserver.row.cache.size=0, want -1 (none)", sc.rowCacheSize)

@@ -250,7 +250,7 @@ func runRegionServer(args []string, stdout, stderr io.Writer) int {
 			Split:            regionserver.SplitConfig{MaxFileSize: *maxFileSize},
 			QuotaDefaultUser: sc.defaultUser, HandlerCount: sc.handlerCount,
 			Storage:              sc.storage(),
-			WALHsync:             sc.walHsync,
+			WALHflush:            sc.walHflush,
 			RowCacheSize:         sc.rowCacheSize,
 			HighPriorityHandlers: sc.highHandlers,
 			SpaceReportPeriod:    *spacePeriod,

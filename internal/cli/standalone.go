@@ -96,7 +96,7 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 		QuotaDefaultUser:     sc.defaultUser,
 		HandlerCount:         sc.handlerCount,
 		Storage:              sc.storage(),
-		WALHsync:             sc.walHsync,
+		WALHflush:            sc.walHflush,
 		RowCacheSize:         sc.rowCacheSize,
 		HighHandlers:         sc.highHandlers,
 		SpaceReportPeriod:    *spacePeriod,

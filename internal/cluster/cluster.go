@@ -72,9 +72,9 @@ type Config struct {
 	QuotaDefaultUser map[quota.ThrottleType]quota.Limit
 	HandlerCount     int
 	HighHandlers     int
-	// WALHsync is hbase.wal.hsync for every region server
-	// (regionserver.Config.WALHsync).
-	WALHsync bool
+	// WALHflush is hbase.wal.hsync=false for every region server
+	// (regionserver.Config.WALHflush).
+	WALHflush bool
 	// RowCacheSize is every region server's row cache size
 	// (regionserver.Config.RowCacheSize).
 	RowCacheSize int64
@@ -197,7 +197,7 @@ func (c *Cluster) StartRegionServer(ctx context.Context, i int) error {
 		HandlerCount:       c.cfg.HandlerCount,
 
 		HighPriorityHandlers: c.cfg.HighHandlers,
-		WALHsync:             c.cfg.WALHsync,
+		WALHflush:            c.cfg.WALHflush,
 		RowCacheSize:         c.cfg.RowCacheSize,
 		// Space quotas: how often sizes are reported.
 		SpaceReportPeriod: c.cfg.SpaceReportPeriod,

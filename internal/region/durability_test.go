@@ -14,23 +14,25 @@ import (
 // TestDurabilityResolution: which durability a write gets from the
 // mutation, the table and hbase.wal.hsync, told apart by what a crash of
 // the machine (a crash clone keeping only synced data) keeps right after
-// the write. The background WAL sync is an hour away, so only FSYNC_WAL
-// reaches the disk.
+// the write. The background WAL sync is an hour away, so only writes that
+// waited for the fdatasync are on disk.
 func TestDurabilityResolution(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		table    Durability
 		mutation Durability
-		hsync    bool
+		hflush   bool // hbase.wal.hsync=false
 		onDisk   bool
 	}{
-		{"default", UseDefault, UseDefault, false, false},
-		{"default with hsync", UseDefault, UseDefault, true, true},
-		{"SYNC_WAL mutation with hsync", UseDefault, SyncWAL, true, false},
-		{"FSYNC_WAL mutation", UseDefault, FsyncWAL, false, true},
-		{"FSYNC_WAL table", FsyncWAL, UseDefault, false, true},
-		{"SYNC_WAL table with hsync", SyncWAL, UseDefault, true, false},
-		{"ASYNC_WAL table with hsync", AsyncWAL, UseDefault, true, false},
+		{"default", UseDefault, UseDefault, false, true},
+		{"SYNC_WAL mutation", UseDefault, SyncWAL, false, true},
+		{"default with hsync off", UseDefault, UseDefault, true, false},
+		{"SYNC_WAL mutation with hsync off", UseDefault, SyncWAL, true, false},
+		{"SYNC_WAL table with hsync off", SyncWAL, UseDefault, true, false},
+		{"FSYNC_WAL mutation with hsync off", UseDefault, FsyncWAL, true, true},
+		{"FSYNC_WAL table with hsync off", FsyncWAL, UseDefault, true, true},
+		{"ASYNC_WAL table", AsyncWAL, UseDefault, false, false},
+		{"ASYNC_WAL table, FSYNC_WAL mutation", AsyncWAL, FsyncWAL, false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fs := vfs.NewCrashableMem()
@@ -40,7 +42,7 @@ func TestDurabilityResolution(t *testing.T) {
 			}
 			defer func() { _ = e.Close() }()
 			desc := TableDescriptor{Name: "t", Durability: tc.table, Families: []FamilyDescriptor{{Name: []byte("f")}}}
-			r, err := Open(e, Info{TableID: 1, RegionID: 1}, desc, Options{WALHsync: tc.hsync})
+			r, err := Open(e, Info{TableID: 1, RegionID: 1}, desc, Options{WALHflush: tc.hflush})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -173,13 +173,13 @@ func needsRead(m *Mutation) bool {
 }
 
 // commit writes b with the strongest of the mutations' durabilities, or
-// the table's when they all said USE_DEFAULT, or hbase.wal.hsync's when the
-// table says USE_DEFAULT too.
+// the table's when they all said USE_DEFAULT (SYNC_WAL when it says
+// USE_DEFAULT too); SYNC_WAL is an fsync unless WALHflush.
 func (r *Region) commit(b *storage.Batch, d Durability) error {
 	if d == UseDefault {
 		d = r.Descriptor().Durability
 	}
-	if d == UseDefault && r.opts.WALHsync {
+	if (d == UseDefault || d == SyncWAL) && !r.opts.WALHflush {
 		d = FsyncWAL
 	}
 	if err := b.Commit(d.storage()); err != nil {

@@ -52,11 +52,14 @@ type Options struct {
 	// RowCache, when set, serves whole-row Gets of hot rows (rowcache.go);
 	// the regions of a store share one. Default: none.
 	RowCache *RowCache
-	// WALHsync is HBase's hbase.wal.hsync: a mutation whose durability
-	// and whose table's are both USE_DEFAULT waits for the WAL's fdatasync
-	// (FSYNC_WAL) instead of its write to the OS (SYNC_WAL, HBase's hflush).
-	// Default false, as in HBase.
-	WALHsync bool
+	// WALHflush is hbase.wal.hsync=false: a SYNC_WAL write (and one whose
+	// durability and whose table's are both USE_DEFAULT) waits only for
+	// its WAL record's write to the OS (HBase's hflush), which survives a
+	// crash of the process but not of the machine. Default false: it waits
+	// for the WAL's fdatasync, as FSYNC_WAL always does (Weir's default
+	// differs from HBase's here, so that every write acknowledged with
+	// SYNC_WAL survives any crash).
+	WALHflush bool
 	// RowOrder, when set, changes how rows sort in the store (hbase:meta
 	// sorts its rows by table, start key and region id, not bytewise).
 	// Default: HBase's unsigned byte order.

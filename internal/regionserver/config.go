@@ -62,12 +62,13 @@ type Config struct {
 	// cache of hot rows that whole-row Gets are served from
 	// (region.RowCache). Default DefaultRowCacheSize; negative: no cache.
 	RowCacheSize int64
-	// WALHsync is hbase.wal.hsync: writes with the default durability
-	// (USE_DEFAULT on the mutation and the table) wait for the WAL's
-	// fdatasync instead of its write to the OS (HBase's hflush). Default
-	// false, as in HBase; either way the WAL is fdatasynced in the
-	// background every Storage.WALSyncInterval.
-	WALHsync bool
+	// WALHflush is hbase.wal.hsync=false: SYNC_WAL writes (the default
+	// durability) wait only for their WAL record's write to the OS (HBase's
+	// hflush) instead of the WAL's fdatasync (region.Options.WALHflush).
+	// Default false: Weir's hbase.wal.hsync defaults to true, HBase's to
+	// false. Either way the WAL is fdatasynced in the background every
+	// Storage.WALSyncInterval.
+	WALHflush bool
 	// QuotaDisabled turns RPC quotas off entirely (HBase's
 	// hbase.quota.enabled=false): no settings are loaded, no call is
 	// checked.
