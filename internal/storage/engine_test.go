@@ -268,6 +268,14 @@ func TestSyncWALWithoutBackgroundSync(t *testing.T) {
 	if m := e.Metrics(); m.WALFsync.Count == 0 {
 		t.Errorf("WALFsync.Count = 0 after an FsyncWAL commit")
 	}
+	// Close syncs what is pending.
+	commit(t, e, SyncWAL, kv{"c", "3"})
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := crashed(0); len(got) != 3 {
+		t.Fatalf("machine crash after Close kept %q, want a, b and c", got)
+	}
 }
 
 func equalKVs(a, b []kv) bool {
