@@ -41,18 +41,6 @@ func (w *rowWrites) end(row []byte) {
 	}
 }
 
-func (w *rowWrites) beginAll(muts []Mutation) {
-	for i := range muts {
-		w.begin(muts[i].Row)
-	}
-}
-
-func (w *rowWrites) endAll(muts []Mutation) {
-	for i := range muts {
-		w.end(muts[i].Row)
-	}
-}
-
 // cachedGet is how a Get may use the row cache.
 type cachedGet uint8
 
@@ -80,14 +68,12 @@ func (r *Region) rowCacheUse(g *Get, desc *TableDescriptor) cachedGet {
 		return cacheFill
 	}
 	// Whole families only, every family of the table: the whole row.
-	named := 0
 	for i := range g.Columns {
 		if len(g.Columns[i].Qualifiers) > 0 {
 			return cacheRead
 		}
-		named++
 	}
-	if named >= len(desc.Families) && coversFamilies(g.Columns, desc.Families) {
+	if coversFamilies(g.Columns, desc.Families) {
 		return cacheFill
 	}
 	return cacheRead

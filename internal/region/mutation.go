@@ -147,11 +147,7 @@ func (r *Region) Mutate(ctx context.Context, muts ...Mutation) error {
 		}
 		durability = max(durability, muts[i].Durability)
 	}
-	w := r.rowWrites(wb.key)
-	w.beginAll(muts)
-	err = r.commit(b, durability)
-	w.endAll(muts)
-	if err != nil {
+	if err := r.commitMutations(b, durability, wb.key, muts); err != nil {
 		return err
 	}
 	r.requests.writes.Add(uint64(len(muts)))
@@ -170,6 +166,21 @@ func needsRead(m *Mutation) bool {
 		}
 	}
 	return false
+}
+
+// commitMutations commits b, which holds muts, inside the row cache's
+// write bracket of their rows (rowWrites); scratch is a key buffer the
+// caller is done with.
+func (r *Region) commitMutations(b *storage.Batch, d Durability, scratch []byte, muts []Mutation) error {
+	w := r.rowWrites(scratch)
+	for i := range muts {
+		w.begin(muts[i].Row)
+	}
+	err := r.commit(b, d)
+	for i := range muts {
+		w.end(muts[i].Row)
+	}
+	return err
 }
 
 // commit writes b with the strongest of the mutations' durabilities, or

@@ -234,11 +234,7 @@ func (r *Region) CheckAndMutate(ctx context.Context, row []byte, cond Condition,
 		}
 		durability = max(durability, muts[i].Durability)
 	}
-	w := r.rowWrites(wb.key)
-	w.beginAll(muts)
-	err = r.commit(b, durability)
-	w.endAll(muts)
-	if err != nil {
+	if err := r.commitMutations(b, durability, wb.key, muts); err != nil {
 		return false, err
 	}
 	r.requests.writes.Add(uint64(len(muts)))

@@ -234,9 +234,7 @@ func (b *Batch) Commit(d Durability) error {
 	b.e.iters.beginWrite()
 	switch d {
 	case FsyncWAL:
-		b.e.wal.hard.Add(1)
-		err = b.b.Commit(pebble.Sync)
-		b.e.wal.hard.Add(-1)
+		err = b.e.wal.hardSync(func() error { return b.b.Commit(pebble.Sync) })
 	case SyncWAL:
 		err = b.b.Commit(pebble.Sync)
 	default:

@@ -1,0 +1,48 @@
+package regionserver
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/weirdb/weir/internal/region"
+)
+
+// rowCacheCollector exports the row cache's figures (nothing when the
+// cache is off).
+type rowCacheCollector struct {
+	c                                    *region.RowCache
+	hits, misses, fills, evictions, size *prometheus.Desc
+	entries                              *prometheus.Desc
+}
+
+func newRowCacheCollector(c *region.RowCache) *rowCacheCollector {
+	d := func(name, help string) *prometheus.Desc { return prometheus.NewDesc(name, help, nil, nil) }
+	return &rowCacheCollector{
+		c:         c,
+		hits:      d("weir_rowcache_hits_total", "Gets served from the row cache."),
+		misses:    d("weir_rowcache_misses_total", "Gets that could use the row cache and read the store."),
+		fills:     d("weir_rowcache_fills_total", "Rows put in the row cache."),
+		evictions: d("weir_rowcache_evictions_total", "Rows evicted from the row cache to keep to its size."),
+		size:      d("weir_rowcache_bytes", "Bytes the row cache holds."),
+		entries:   d("weir_rowcache_rows", "Rows the row cache holds."),
+	}
+}
+
+func (c *rowCacheCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{c.hits, c.misses, c.fills, c.evictions, c.size, c.entries} {
+		ch <- d
+	}
+}
+
+func (c *rowCacheCollector) Collect(ch chan<- prometheus.Metric) {
+	if c.c == nil {
+		return
+	}
+	st := c.c.Stats()
+	cnt, g := prometheus.CounterValue, prometheus.GaugeValue
+	ch <- prometheus.MustNewConstMetric(c.hits, cnt, float64(st.Hits))
+	ch <- prometheus.MustNewConstMetric(c.misses, cnt, float64(st.Misses))
+	ch <- prometheus.MustNewConstMetric(c.fills, cnt, float64(st.Fills))
+	ch <- prometheus.MustNewConstMetric(c.evictions, cnt, float64(st.Evictions))
+	ch <- prometheus.MustNewConstMetric(c.size, g, float64(st.Bytes))
+	ch <- prometheus.MustNewConstMetric(c.entries, g, float64(st.Entries))
+}
