@@ -26,7 +26,7 @@ const (
 	// quotaWantHeadroom is the headroom over its recent rate a server
 	// that was not held back asks for, so it can grow before it is.
 	quotaWantHeadroom = 1.2
-	// quotaWantLimited is how much more than it has a held-back server
+	// quotaWantLimited is how much more than it used a held-back server
 	// asks for.
 	quotaWantLimited = 1.5
 	// quotaFullReportEvery: every this many reports list every limit;
@@ -133,7 +133,20 @@ type quotaReporter struct {
 type prevCounts struct {
 	rejected uint64
 	wait     time.Duration
+	queued   bool
+	consumed float64
+	at       time.Time
 	sent     quota.Usage
+}
+
+// heldBack reports whether a limit held this server back in the period
+// since the previous sample: it rejected requests, or its waiting requests
+// were blocked on it for at least half the period, or some were queued at
+// both samples (one long wait). A request of a steady light tenant that
+// waits a moment for its next token is none of these: counting it would
+// make that server ask for 1.5x its share and take it from the busy ones.
+func heldBack(u *quota.Usage, pc *prevCounts, interval time.Duration) bool {
+	return u.Rejected > pc.rejected || u.Wait-pc.wait >= interval/2 || (u.Queued > 0 && pc.queued)
 }
 
 func newQuotaReporter(rs *RegionServer) *quotaReporter {
@@ -170,7 +183,7 @@ func (q *quotaReporter) run(ctx context.Context) {
 		rows := g.admitter.Load().Usage(now)
 		q.rates.Observe(rows, now)
 		q.rows.Store(&rows)
-		if err := q.report(ctx, rows); err != nil && ctx.Err() == nil {
+		if err := q.report(ctx, rows, now); err != nil && ctx.Err() == nil {
 			if g.expireShares(time.Now()) {
 				q.rs.log.Warn("regionserver: master unreachable; quota shares fall back to the static split", "err", err)
 			}
@@ -181,7 +194,7 @@ func (q *quotaReporter) run(ctx context.Context) {
 // request builds the report: the shared rows with their demand, and the
 // others when they changed since they were last sent (all of them in a
 // full report).
-func (q *quotaReporter) request(rows []quota.Usage) *hbasepb.ReportQuotaUsageRequest {
+func (q *quotaReporter) request(rows []quota.Usage, now time.Time) *hbasepb.ReportQuotaUsageRequest {
 	sp, servers, onHost := q.rs.quota.peers()
 	full := q.sinceFull == 0
 	q.sinceFull = (q.sinceFull + 1) % quotaFullReportEvery
@@ -194,17 +207,27 @@ func (q *quotaReporter) request(rows []quota.Usage) *hbasepb.ReportQuotaUsageReq
 		pc, seen := q.prev[k]
 		shared := !u.Default && sp.Shared(u.Quota.Scope)
 		send := full || shared || !seen || changed(&pc.sent, u)
-		next[k] = prevCounts{rejected: u.Rejected, wait: u.Wait, sent: pc.sent}
+		cur := prevCounts{rejected: u.Rejected, wait: u.Wait, queued: u.Queued > 0, consumed: u.Consumed, at: now, sent: pc.sent}
+		if send {
+			cur.sent = *u
+		}
+		next[k] = cur
 		if !send {
 			continue
 		}
-		next[k] = prevCounts{rejected: u.Rejected, wait: u.Wait, sent: *u}
 		row := u.ToPB()
 		if shared {
-			limited := u.Queued > 0 || u.Rejected > pc.rejected || u.Wait > pc.wait
+			limited := heldBack(u, &pc, quotaReportInterval)
 			want := u.Rate * quotaWantHeadroom
 			if limited {
-				want = max(u.Rate, u.Limit) * quotaWantLimited
+				// What it used, not what it was allowed: a server asking
+				// for 1.5x its allowance would get a bigger one each time
+				// it waits, whatever its load.
+				used := u.Rate
+				if seen && now.After(pc.at) {
+					used = max(used, (u.Consumed-pc.consumed)/now.Sub(pc.at).Seconds())
+				}
+				want = used * quotaWantLimited
 			}
 			row.Shared, row.Want, row.Limited = proto.Bool(true), proto.Float64(want), proto.Bool(limited)
 		}
@@ -223,12 +246,12 @@ func changed(sent, u *quota.Usage) bool {
 }
 
 // report sends rows to the active master and applies the answered shares.
-func (q *quotaReporter) report(ctx context.Context, rows []quota.Usage) error {
+func (q *quotaReporter) report(ctx context.Context, rows []quota.Usage, now time.Time) error {
 	cc, err := q.connect(ctx)
 	if err != nil {
 		return err
 	}
-	req := q.request(rows)
+	req := q.request(rows, now)
 	cctx, cancel := context.WithTimeout(ctx, quotaShareTTL/2)
 	defer cancel()
 	resp := &hbasepb.ReportQuotaUsageResponse{}

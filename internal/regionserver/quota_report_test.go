@@ -78,3 +78,28 @@ func TestQuotaGateSplit(t *testing.T) {
 		}
 	}
 }
+
+// TestHeldBack: what makes a server report itself held back by a shared
+// limit, so that it asks the master for more than its share.
+func TestHeldBack(t *testing.T) {
+	const period = 200 * time.Millisecond
+	for _, tc := range []struct {
+		name string
+		u    quota.Usage
+		pc   prevCounts
+		want bool
+	}{
+		{"idle", quota.Usage{}, prevCounts{}, false},
+		{"rejected one", quota.Usage{Rejected: 4}, prevCounts{rejected: 3}, true},
+		{"old rejections only", quota.Usage{Rejected: 3}, prevCounts{rejected: 3}, false},
+		{"blocked most of the period", quota.Usage{Wait: time.Second + 190*time.Millisecond}, prevCounts{wait: time.Second}, true},
+		{"blocked half the period", quota.Usage{Wait: period / 2}, prevCounts{}, true},
+		{"a light tenant's momentary wait", quota.Usage{Wait: time.Second + 40*time.Millisecond}, prevCounts{wait: time.Second}, false},
+		{"queued at one sample", quota.Usage{Queued: 1}, prevCounts{}, false},
+		{"queued at both samples (one long wait)", quota.Usage{Queued: 1}, prevCounts{queued: true}, true},
+	} {
+		if got := heldBack(&tc.u, &tc.pc, period); got != tc.want {
+			t.Errorf("%s: heldBack = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
