@@ -4,12 +4,14 @@ import (
 	"flag"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/weirdb/weir/internal/quota"
+	"github.com/weirdb/weir/internal/regionserver"
 	"github.com/weirdb/weir/internal/storage"
 )
 
@@ -36,7 +38,7 @@ func (c confFlag) Set(v string) error {
 	return nil
 }
 
-const confUsage = "configuration key=value, repeatable: hbase.regionserver.handler.count, hbase.wal.hsync, hbase.regionserver.optionallogflushinterval, weir.regionserver.row.cache.size, weir.storage.block.cache.size, weir.regionserver.high.priority.handler.count, hbase.quota.default.user.machine.{read,write,request}.{num,size}, hbase.quota.default.user.machine.request.handler.usage.ms"
+const confUsage = "configuration key=value, repeatable: hbase.regionserver.handler.count, hbase.wal.hsync, hbase.regionserver.optionallogflushinterval, weir.regionserver.row.cache.size, weir.regionserver.gc.{check.interval,write.ratio,min.writes,read.garbage,garbage.ratio}, weir.storage.block.cache.size, weir.regionserver.high.priority.handler.count, hbase.quota.default.user.machine.{read,write,request}.{num,size}, hbase.quota.default.user.machine.request.handler.usage.ms"
 
 // registerConf adds -D and its long form --conf to fs.
 func registerConf(fs *flag.FlagSet) confFlag {
@@ -84,6 +86,58 @@ type serverConf struct {
 	// often the WAL is fdatasynced in the background (0: storage's
 	// default, 1 s).
 	walSyncInterval time.Duration
+	// gc is weir.regionserver.gc.* (zero fields: the defaults).
+	gc regionserver.GCConfig
+}
+
+// parseGCKey sets the weir.regionserver.gc.* key k in gc; it reports
+// false for any other key.
+func parseGCKey(gc *regionserver.GCConfig, k, v string) (bool, error) {
+	name, ok := strings.CutPrefix(k, "weir.regionserver.gc.")
+	if !ok {
+		return false, nil
+	}
+	bad := func(want string) error { return fmt.Errorf("-D %s=%s: want %s", k, v, want) }
+	switch name {
+	case "check.interval":
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 || n > 86_400_000 {
+			return true, bad("milliseconds between checks for due garbage passes, 0 (off) to 86400000")
+		}
+		gc.CheckInterval = time.Duration(n) * time.Millisecond
+		if n == 0 {
+			gc.CheckInterval = -1 // off; 0 in GCConfig means the default
+		}
+	case "write.ratio", "garbage.ratio":
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || !(f > 0) || math.IsInf(f, 1) || (name == "garbage.ratio" && f > 1) {
+			if name == "garbage.ratio" {
+				return true, bad("a fraction of the cells above 0, at most 1")
+			}
+			return true, bad("a positive multiple of the region's cells")
+		}
+		if name == "write.ratio" {
+			gc.WriteRatio = f
+		} else {
+			gc.GarbageRatio = f
+		}
+	case "min.writes", "read.garbage":
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil || (n == 0 && name == "min.writes") {
+			if name == "read.garbage" {
+				return true, bad("a count of columns, 0 for off")
+			}
+			return true, bad("a positive count")
+		}
+		if name == "min.writes" {
+			gc.MinWrites = n
+		} else {
+			gc.ReadGarbage = n
+		}
+	default:
+		return false, nil
+	}
+	return true, nil
 }
 
 // storage returns the store options the settings choose.
@@ -141,6 +195,12 @@ func (c confFlag) parse() (serverConf, error) {
 				return sc, fmt.Errorf("-D %s=%s: want milliseconds between background WAL syncs, 1 to 3600000", k, v)
 			}
 			sc.walSyncInterval = time.Duration(n) * time.Millisecond
+			continue
+		}
+		if known, err := parseGCKey(&sc.gc, k, v); known || err != nil {
+			if err != nil {
+				return sc, err
+			}
 			continue
 		}
 		if k == "hbase.regionserver.handler.count" {

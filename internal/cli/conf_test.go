@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/weirdb/weir/internal/quota"
+	"github.com/weirdb/weir/internal/regionserver"
 )
 
 func TestConfFlag(t *testing.T) {
@@ -20,6 +21,11 @@ func TestConfFlag(t *testing.T) {
 		"hbase.wal.hsync=false",
 		"hbase.regionserver.optionallogflushinterval=250",
 		"weir.regionserver.row.cache.size=0",
+		"weir.regionserver.gc.check.interval=0",
+		"weir.regionserver.gc.write.ratio=0.5",
+		"weir.regionserver.gc.min.writes=1000",
+		"weir.regionserver.gc.read.garbage=300",
+		"weir.regionserver.gc.garbage.ratio=0.2",
 	} {
 		if err := c.Set(kv); err != nil {
 			t.Fatal(err)
@@ -49,6 +55,10 @@ func TestConfFlag(t *testing.T) {
 	if sc.rowCacheSize != -1 {
 		t.Fatalf("row cache size %d for weir.regionserver.row.cache.size=0, want -1 (none)", sc.rowCacheSize)
 	}
+	if want := (regionserver.GCConfig{CheckInterval: -1, WriteRatio: 0.5, MinWrites: 1000, ReadGarbage: 300,
+		GarbageRatio: 0.2}); sc.gc != want {
+		t.Fatalf("gc settings %+v, want %+v (check.interval=0: off)", sc.gc, want)
+	}
 
 	for _, tc := range []struct{ kv, want string }{
 		{"hbase.quota.default.user.machine.read.number=5", "unknown configuration key"},
@@ -63,6 +73,15 @@ func TestConfFlag(t *testing.T) {
 		{"weir.regionserver.row.cache.size=64m", "row.cache.size=64m"},
 		{"hbase.regionserver.optionallogflushinterval=0", "optionallogflushinterval=0"},
 		{"hbase.regionserver.optionallogflushinterval=1s", "optionallogflushinterval=1s"},
+		{"weir.regionserver.gc.check.interval=-1", "gc.check.interval=-1"},
+		{"weir.regionserver.gc.check.interval=10s", "gc.check.interval=10s"},
+		{"weir.regionserver.gc.write.ratio=0", "gc.write.ratio=0"},
+		{"weir.regionserver.gc.write.ratio=+Inf", "gc.write.ratio=+Inf"},
+		{"weir.regionserver.gc.garbage.ratio=1.5", "gc.garbage.ratio=1.5"},
+		{"weir.regionserver.gc.garbage.ratio=NaN", "gc.garbage.ratio=NaN"},
+		{"weir.regionserver.gc.min.writes=0", "gc.min.writes=0"},
+		{"weir.regionserver.gc.read.garbage=-3", "gc.read.garbage=-3"},
+		{"weir.regionserver.gc.ratio=1", "unknown configuration key"},
 	} {
 		c := confFlag{}
 		if err := c.Set(tc.kv); err != nil {

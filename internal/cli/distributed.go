@@ -252,6 +252,7 @@ func runRegionServer(args []string, stdout, stderr io.Writer) int {
 			Storage:              sc.storage(),
 			WALHflush:            sc.walHflush,
 			RowCacheSize:         sc.rowCacheSize,
+			GC:                   sc.gc,
 			HighPriorityHandlers: sc.highHandlers,
 			SpaceReportPeriod:    *spacePeriod,
 		})

@@ -98,6 +98,7 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 		Storage:              sc.storage(),
 		WALHflush:            sc.walHflush,
 		RowCacheSize:         sc.rowCacheSize,
+		GC:                   sc.gc,
 		HighHandlers:         sc.highHandlers,
 		SpaceReportPeriod:    *spacePeriod,
 		HostIDs:              hosts,

@@ -66,6 +66,8 @@ type Config struct {
 	LoadReportInterval time.Duration
 	// Split sets the region servers' automatic splitting by size.
 	Split regionserver.SplitConfig
+	// GC sets the region servers' automatic garbage passes.
+	GC regionserver.GCConfig
 	// QuotaDefaultUser, HandlerCount and HighHandlers are passed to every
 	// region server (regionserver.Config: QuotaDefaultUser, HandlerCount,
 	// HighPriorityHandlers).
@@ -190,6 +192,7 @@ func (c *Cluster) StartRegionServer(ctx context.Context, i int) error {
 		QuotaDisabled: c.cfg.QuotaDisabled,
 		QuotaMode:     c.cfg.QuotaMode,
 		Split:         c.cfg.Split,
+		GC:            c.cfg.GC,
 		Logger:        c.cfg.Logger,
 
 		LoadReportInterval: c.cfg.LoadReportInterval,

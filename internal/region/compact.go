@@ -31,24 +31,42 @@ func (r *Region) Compact(ctx context.Context, major bool) error {
 	}
 	defer r.gate.RUnlock()
 	if major {
-		if _, err := r.collectGarbage(ctx); err != nil {
+		if _, err := r.collectGarbage(ctx, gcClean); err != nil {
 			return err
 		}
 	}
 	return r.engine.Compact(ctx, r.lower, r.upper)
 }
 
-// GCStats counts what a garbage pass removed.
+// GCStats counts what a garbage pass saw and removed.
 type GCStats struct {
 	RowsScanned  int64
+	CellsScanned int64
+	// Garbage is the cells the pass found to drop; CellsDropped those it
+	// deleted (none when it only surveyed, fewer when a row changed
+	// between the two reads).
+	Garbage      int64
 	CellsDropped int64
 }
 
-// collectGarbage deletes, row by row, the cells HBase's major compaction
-// drops (see gcRow for the rules). Rows are scanned over one view; a row
-// with garbage is re-read and cleaned under its exclusive lock, so a
-// concurrent write of the same key is never deleted by mistake.
-func (r *Region) collectGarbage(ctx context.Context) (GCStats, error) {
+// gcMode says what a garbage pass does with the garbage it finds.
+type gcMode uint8
+
+const (
+	gcSurvey     gcMode = iota // count it
+	gcClean                    // delete it; the caller holds the gate
+	gcCleanGated               // delete it, entering the gate per row
+)
+
+// collectGarbage finds, row by row, the cells HBase's major compaction
+// drops (see gcRow for the rules), and deletes them unless mode is
+// gcSurvey. Rows are scanned over one view; a row with garbage is re-read
+// and cleaned under its exclusive lock, so a concurrent write of the same
+// key is never deleted by mistake. A pass that does not hold the gate
+// stops at the first row after the region closes, and holds the gate only
+// while it cleans a row, so a long pass never keeps a Close (a move, a
+// split) and the requests queued behind it waiting.
+func (r *Region) collectGarbage(ctx context.Context, mode gcMode) (GCStats, error) {
 	var st GCStats
 	now := r.opts.Now()
 	desc := r.Descriptor()
@@ -58,23 +76,41 @@ func (r *Region) collectGarbage(ctx context.Context) (GCStats, error) {
 	}
 	defer it.Close()
 	var rowKeys []gcKey
+	var arena, prefix []byte
 	for ok := it.First(); ok; {
 		if st.RowsScanned%1024 == 0 {
 			if err := ctx.Err(); err != nil {
 				return st, err
 			}
+			if mode != gcClean && r.closed.Load() {
+				return st, ErrClosed
+			}
 		}
 		st.RowsScanned++
-		prefix := append([]byte(nil), it.Key()[:storage.RowPrefixLen(it.Key())]...)
-		rowKeys, err = collectRowKeys(it, prefix, rowKeys[:0])
+		prefix = append(prefix[:0], it.Key()[:storage.RowPrefixLen(it.Key())]...)
+		rowKeys, arena, err = collectRowKeys(it, prefix, rowKeys[:0], arena[:0])
 		if err != nil {
 			return st, err
 		}
+		st.CellsScanned += int64(len(rowKeys))
 		ok = it.Valid()
-		if len(gcRow(rowKeys, desc, now)) == 0 {
+		garbage := len(gcRow(rowKeys, desc, now))
+		if garbage == 0 {
 			continue
 		}
+		st.Garbage += int64(garbage)
+		if mode == gcSurvey {
+			continue
+		}
+		if mode == gcCleanGated {
+			if err := r.enter(); err != nil {
+				return st, err
+			}
+		}
 		n, err := r.cleanRow(ctx, prefix, r.userRow(rowKeys[0].k.Row), desc, now)
+		if mode == gcCleanGated {
+			r.gate.RUnlock()
+		}
 		if err != nil {
 			return st, err
 		}
@@ -97,7 +133,7 @@ func (r *Region) cleanRow(ctx context.Context, prefix, row []byte, desc *TableDe
 	}
 	defer it.Close()
 	it.First()
-	keys, err := collectRowKeys(it, prefix, nil)
+	keys, _, err := collectRowKeys(it, prefix, nil, nil)
 	if err != nil {
 		return 0, err
 	}
@@ -132,16 +168,26 @@ type gcKey struct {
 	k   storage.CellKey
 }
 
-func collectRowKeys(it *storage.Iterator, prefix []byte, out []gcKey) ([]gcKey, error) {
+// collectRowKeys appends the keys of the row of prefix, from the
+// iterator's position on, to out, their bytes copied into arena (which a
+// pass reuses from row to row: the keys live until the next row).
+func collectRowKeys(it *storage.Iterator, prefix []byte, out []gcKey, arena []byte) ([]gcKey, []byte, error) {
 	for ; it.Valid() && bytes.HasPrefix(it.Key(), prefix); it.Next() {
-		key := append([]byte(nil), it.Key()...)
+		// Never grown in place under keys already taken: a full arena is
+		// replaced, and the keys before stay in the old one.
+		if len(arena)+len(it.Key()) > cap(arena) {
+			arena = make([]byte, 0, max(4096, 2*cap(arena), len(it.Key())))
+		}
+		start := len(arena)
+		arena = append(arena, it.Key()...)
+		key := arena[start:len(arena):len(arena)]
 		k, err := storage.DecodeCellKey(key)
 		if err != nil {
-			return out, fmt.Errorf("region: garbage pass: %w", err)
+			return out, arena, fmt.Errorf("region: garbage pass: %w", err)
 		}
 		out = append(out, gcKey{key: key, k: k})
 	}
-	return out, it.Error()
+	return out, arena, it.Error()
 }
 
 // gcRow returns the keys of one row (in store order) that a major

@@ -196,6 +196,7 @@ func (r *Region) commit(b *storage.Batch, d Durability) error {
 	if err := b.Commit(d.storage()); err != nil {
 		return fmt.Errorf("region: %w", err)
 	}
+	r.gc.written.Add(uint64(b.Count()))
 	return nil
 }
 

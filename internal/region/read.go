@@ -53,6 +53,15 @@ func (rr *rowReader) readFilteredRow(rowPrefix []byte) ([]cell.Cell, error) {
 	return rr.readRowAt(rowPrefix, out)
 }
 
+// noteGarbage hands the garbage the last row read met to the region: one
+// atomic add per row that had any.
+func (rr *rowReader) noteGarbage() {
+	if rr.garbage > 0 {
+		rr.r.gc.readGarbage.Add(rr.garbage)
+		rr.garbage = 0
+	}
+}
+
 // readRowAt reads the row of rowPrefix, on whose first key the iterator
 // sits, with the row-level filter steps, and appends its cells to out.
 // Nothing appended means the row was filtered out.
@@ -61,7 +70,9 @@ func (rr *rowReader) readRowAt(rowPrefix []byte, out []cell.Cell) ([]cell.Cell, 
 	if f == nil && rr.pointRow != nil {
 		// A point read without a filter knows its row: no key to decode
 		// for it here (read decodes each key after the row prefix).
-		return rr.read(rowPrefix, rr.pointRow, out)
+		out, err := rr.read(rowPrefix, rr.pointRow, out)
+		rr.noteGarbage()
+		return out, err
 	}
 	k, err := storage.DecodeCellKey(rr.it.Key())
 	if err != nil {
@@ -83,6 +94,7 @@ func (rr *rowReader) readRowAt(rowPrefix []byte, out []cell.Cell) ([]cell.Cell, 
 	}
 	start := len(out)
 	out, err = rr.read(rowPrefix, rr.r.userRow(k.Row), out)
+	rr.noteGarbage()
 	if err != nil {
 		return out[:start], err
 	}

@@ -133,6 +133,7 @@ type Region struct {
 
 	requests  requestCounts
 	scanShape scanShape
+	gc        gcState // autogc.go
 
 	// desc is the table schema, replaced whole by SetDescriptor; every
 	// read loads it, so it is an atomic pointer, not a mutex's field.

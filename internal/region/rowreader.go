@@ -79,6 +79,10 @@ type rowReader struct {
 	// kv, when not nil, receives an unfiltered read's cells encoded as
 	// KeyValues instead of out (a scan's cellblock: scan_kv.go).
 	kv *kvSink
+	// garbage counts the columns of the row being read that hold versions
+	// beyond the family's VERSIONS (autogc.go); readRowAt hands it to the
+	// region.
+	garbage uint64
 }
 
 func newRowReader(r *Region, q *query, it *storage.Iterator) *rowReader {
@@ -207,6 +211,9 @@ func (rr *rowReader) read(rowPrefix, row []byte, out []cell.Cell) ([]cell.Cell, 
 			continue
 		}
 		if rr.versions >= rr.maxVersions || (ts < rr.ttlCutoff && rr.versions >= rr.fd.MinVersions) {
+			if rr.versions >= rr.fd.MaxVersions {
+				rr.garbage++
+			}
 			if raw {
 				// A raw read still owes the column's older delete markers.
 				rr.next()

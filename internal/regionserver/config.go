@@ -82,6 +82,8 @@ type Config struct {
 	QuotaMaxWait time.Duration
 	// Split sets automatic splitting by size (autosplit.go).
 	Split SplitConfig
+	// GC sets the automatic garbage passes (autogc.go).
+	GC GCConfig
 	// QuotaMachinePerInstance makes MACHINE-scope limits apply to each
 	// region server instance, as HBase does, instead of to each host
 	// (weir.quota.machine.per.host=false). By default the instances on one
@@ -148,6 +150,7 @@ func (c *Config) EnsureDefaults() {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
 	c.Split.EnsureDefaults()
+	c.GC.EnsureDefaults()
 	if c.HandlerCount == 0 {
 		c.HandlerCount = DefaultHandlerCount
 	}
@@ -202,6 +205,6 @@ func (c *Config) Validate() error {
 	if c.MaxRequestSize < 1<<10 {
 		errs = append(errs, fmt.Errorf("regionserver: MaxRequestSize %d is below 1 KiB", c.MaxRequestSize))
 	}
-	errs = append(errs, c.Split.Validate())
+	errs = append(errs, c.Split.Validate(), c.GC.Validate())
 	return errors.Join(errs...)
 }

@@ -14,11 +14,13 @@ import (
 type rsMetrics struct {
 	reg *prometheus.Registry
 	rpc *rpcmetrics.RPC
+	gc  *gcMetrics
 }
 
 func newMetrics(rs *RegionServer) *rsMetrics {
 	m := &rsMetrics{reg: prometheus.NewRegistry()}
 	m.rpc = rpcmetrics.New(m.reg)
+	m.gc = newGCMetrics(m.reg)
 	m.reg.MustRegister(
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "weir_regionserver_regions", Help: "Regions open on this region server."},
 			func() float64 { return float64(len(rs.regions.all())) }),

@@ -168,6 +168,9 @@ func Start(ctx context.Context, cfg Config) (*RegionServer, error) {
 	if cfg.Split.CheckInterval > 0 {
 		rs.group.Go(rs.splitCheckLoop)
 	}
+	if cfg.GC.CheckInterval > 0 {
+		rs.group.Go(rs.gcLoop)
+	}
 	if rs.quota != nil {
 		rs.group.Go(func(ctx context.Context) { rs.quota.follow(ctx, rs.catalog, cfg.Etcd) })
 		rs.group.Go(rs.quotaReport.run)

@@ -217,6 +217,9 @@ func (b *Batch) DeleteRange(start, end []byte) error { return b.b.DeleteRange(st
 // Len returns the batch's encoded size in bytes.
 func (b *Batch) Len() int { return b.b.Len() }
 
+// Count is the number of keys the batch sets or deletes.
+func (b *Batch) Count() uint32 { return b.b.Count() }
+
 // Empty reports whether the batch holds no writes.
 func (b *Batch) Empty() bool { return b.b.Empty() }
 

@@ -1,0 +1,92 @@
+package region
+
+import (
+	"context"
+	"sync/atomic"
+)
+
+// Pebble has no compaction filter, so the versions beyond VERSIONS, the
+// expired cells and the deleted ones that HBase's flushes and compactions
+// drop stay in the store until a garbage pass deletes them (compact.go).
+// A major compaction runs one; so does the region server on its own when a
+// region's state says one is worth it (GCDue, CollectGarbageAuto), so that
+// a table that is updated in place neither grows without bound nor makes
+// its reads step over ever longer runs of dead versions.
+
+// gcState is what the automatic garbage pass is decided on.
+type gcState struct {
+	// written counts the keys committed since the last pass began: every
+	// put cell and delete marker may turn an older cell into garbage.
+	written atomic.Uint64
+	// readGarbage counts the columns in which reads met versions beyond
+	// the family's VERSIONS since the last pass began: what garbage costs
+	// the reads now.
+	readGarbage atomic.Uint64
+	// cells is how many cells the last pass saw (0 before the first).
+	cells atomic.Uint64
+}
+
+// GCPolicy says when an automatic garbage pass is due and when it cleans.
+type GCPolicy struct {
+	// WriteRatio: a pass is due once the keys written since the last pass
+	// reach this multiple of the cells that pass saw (or of MinWrites,
+	// whichever is more). 0: writes alone never make one due.
+	WriteRatio float64
+	// MinWrites is the least number of written keys that make a pass due.
+	MinWrites uint64
+	// ReadGarbage: a pass is due once reads have met this many columns
+	// with versions beyond the family's VERSIONS. 0: reads never make one
+	// due.
+	ReadGarbage uint64
+	// GarbageRatio: a due pass deletes the garbage and compacts the
+	// region only when the garbage is at least this fraction of the cells
+	// it saw; less is left for a later pass. Cleaning costs a rewrite of
+	// the region, and the deletes alone would slow reads until Pebble
+	// compacted them with what they delete.
+	GarbageRatio float64
+}
+
+// GCDue reports whether p makes an automatic garbage pass due.
+func (r *Region) GCDue(p GCPolicy) bool {
+	if p.ReadGarbage > 0 && r.gc.readGarbage.Load() >= p.ReadGarbage {
+		return true
+	}
+	if p.WriteRatio <= 0 {
+		return false
+	}
+	base := max(r.gc.cells.Load(), p.MinWrites)
+	return float64(r.gc.written.Load()) >= p.WriteRatio*float64(base)
+}
+
+// CollectGarbageAuto runs an automatic garbage pass: it reads the region
+// and counts its garbage, and when that is at least p.GarbageRatio of the
+// cells, deletes it (a second read, row by row under the row locks, as a
+// major compaction does) and compacts the region's range so the space and
+// the reads' detours go. It reports whether it cleaned. Unlike Compact it
+// does not hold the region open for its whole length: a Close in the
+// middle stops it with ErrClosed.
+func (r *Region) CollectGarbageAuto(ctx context.Context, p GCPolicy) (GCStats, bool, error) {
+	if r.closed.Load() {
+		return GCStats{}, false, ErrClosed
+	}
+	// What is written and read from now on counts toward the next pass.
+	r.gc.written.Store(0)
+	r.gc.readGarbage.Store(0)
+	st, err := r.collectGarbage(ctx, gcSurvey)
+	if err != nil {
+		return st, false, err
+	}
+	r.gc.cells.Store(uint64(st.CellsScanned))
+	if st.Garbage == 0 || float64(st.Garbage) < p.GarbageRatio*float64(st.CellsScanned) {
+		return st, false, nil
+	}
+	cleaned, err := r.collectGarbage(ctx, gcCleanGated)
+	st.CellsDropped = cleaned.CellsDropped
+	if err != nil {
+		return st, false, err
+	}
+	r.gc.cells.Store(uint64(cleaned.CellsScanned - cleaned.CellsDropped))
+	// The range's files are the store's, not the region's: compacting
+	// them needs no gate.
+	return st, true, r.engine.Compact(ctx, r.lower, r.upper)
+}

@@ -1,0 +1,131 @@
+package region
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/weirdb/weir/internal/storage"
+)
+
+// storeKeys counts the keys the store holds in r's range, dead ones
+// included.
+func storeKeys(t *testing.T, r *Region) int {
+	t.Helper()
+	it, err := r.engine.NewIter(storage.IterOptions{Lower: r.lower, Upper: r.upper})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer it.Close()
+	n := 0
+	for ok := it.First(); ok; ok = it.Next() {
+		n++
+	}
+	if err := it.Error(); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestAutoGC: writes and reads that meet dead versions make a pass due; a
+// pass whose garbage is below GarbageRatio only counts it, one above it
+// deletes it, and the reads see the same rows before and after.
+func TestAutoGC(t *testing.T) {
+	ctx := context.Background()
+	r, _ := openTestRegion(t, FamilyDescriptor{Name: []byte("f"), MaxVersions: 1})
+	const rows, versions = 10, 20
+	for v := 1; v <= versions; v++ {
+		for i := range rows {
+			mustMutate(t, r, put(fmt.Sprintf("r%d", i), "f", "q", int64(v), fmt.Sprintf("v%d", v)))
+		}
+	}
+	if got := storeKeys(t, r); got != rows*versions {
+		t.Fatalf("store holds %d keys, want %d", got, rows*versions)
+	}
+
+	writes := GCPolicy{WriteRatio: 1, MinWrites: rows * versions}
+	reads := GCPolicy{ReadGarbage: rows}
+	if !r.GCDue(writes) {
+		t.Errorf("%d keys written: pass not due under %+v", rows*versions, writes)
+	}
+	if r.GCDue(GCPolicy{WriteRatio: 1, MinWrites: rows*versions + 1}) {
+		t.Error("pass due before MinWrites keys were written")
+	}
+	if r.GCDue(reads) {
+		t.Error("pass due on read garbage before any read")
+	}
+	get := func() string {
+		t.Helper()
+		var s string
+		for i := range rows {
+			res, err := r.Get(ctx, Get{Row: []byte(fmt.Sprintf("r%d", i))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s += fmtCells(res.Cells)
+		}
+		return s
+	}
+	before := get()
+	if !r.GCDue(reads) {
+		t.Errorf("reads met %d columns with dead versions: pass not due under %+v", rows, reads)
+	}
+
+	// Below the garbage ratio: counted, not cleaned, counters restarted.
+	st, cleaned, err := r.CollectGarbageAuto(ctx, GCPolicy{GarbageRatio: 0.99})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantGarbage := int64(rows * (versions - 1))
+	if cleaned || st.Garbage != wantGarbage || st.CellsScanned != rows*versions || st.CellsDropped != 0 {
+		t.Errorf("survey under GarbageRatio 0.99: %+v cleaned=%v, want %d garbage of %d cells, nothing dropped",
+			st, cleaned, wantGarbage, rows*versions)
+	}
+	if got := storeKeys(t, r); got != rows*versions {
+		t.Errorf("after a survey the store holds %d keys, want %d", got, rows*versions)
+	}
+	if r.GCDue(writes) || r.GCDue(reads) {
+		t.Error("a pass is still due right after one ran")
+	}
+
+	st, cleaned, err = r.CollectGarbageAuto(ctx, GCPolicy{GarbageRatio: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cleaned || st.CellsDropped != wantGarbage {
+		t.Errorf("pass under GarbageRatio 0.5: %+v cleaned=%v, want %d dropped", st, cleaned, wantGarbage)
+	}
+	if got := storeKeys(t, r); got != rows {
+		t.Errorf("after the pass the store holds %d keys, want %d", got, rows)
+	}
+	if after := get(); after != before {
+		t.Errorf("the pass changed what Gets return:\n%s\nwant\n%s", after, before)
+	}
+	// The next write-made pass is measured against the cells left.
+	if r.GCDue(GCPolicy{WriteRatio: 1, MinWrites: 1}) {
+		t.Error("a pass is due with nothing written since")
+	}
+	for i := range rows {
+		mustMutate(t, r, put(fmt.Sprintf("r%d", i), "f", "q", versions+1, "new"))
+	}
+	if !r.GCDue(GCPolicy{WriteRatio: 1, MinWrites: 1}) {
+		t.Errorf("%d keys written over %d left: pass not due at WriteRatio 1", rows, rows)
+	}
+}
+
+// TestAutoGCInsertsOnly: a region that only gained new rows has no
+// garbage, and a pass leaves it as it is.
+func TestAutoGCInsertsOnly(t *testing.T) {
+	ctx := context.Background()
+	r, _ := openTestRegion(t)
+	for i := range 50 {
+		mustMutate(t, r, put(fmt.Sprintf("row%03d", i), "f1", "q", 5, "v"))
+	}
+	st, cleaned, err := r.CollectGarbageAuto(ctx, GCPolicy{GarbageRatio: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cleaned || st.Garbage != 0 || st.RowsScanned != 50 || st.CellsScanned != 50 {
+		t.Errorf("pass over inserts only: %+v cleaned=%v, want 50 rows, 50 cells, no garbage", st, cleaned)
+	}
+}
