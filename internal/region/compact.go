@@ -153,9 +153,9 @@ func (r *Region) cleanRow(ctx context.Context, prefix, row []byte, desc *TableDe
 	// Garbage is invisible to reads, so the cached row stays right; drop it
 	// anyway rather than trust that for every rule of gcRow.
 	w := r.rowWrites(nil)
-	w.begin(row)
+	t := w.begin(row)
 	err = b.Commit(storage.AsyncWAL)
-	w.end(row)
+	w.end(row, t, 0, nil)
 	if err != nil {
 		return 0, err
 	}

@@ -27,17 +27,20 @@ func (r *Region) rowWrites(scratch []byte) rowWrites {
 	return rowWrites{c: r.opts.RowCache, id: r.cacheID, key: scratch[:0]}
 }
 
-func (w *rowWrites) begin(row []byte) {
-	if w.c != nil {
-		w.key = appendRowCacheKey(w.key[:0], w.id, row)
-		w.c.beginWrite(w.key)
+func (w *rowWrites) begin(row []byte) writeTicket {
+	if w.c == nil {
+		return writeTicket{}
 	}
+	w.key = appendRowCacheKey(w.key[:0], w.id, row)
+	return w.c.beginWrite(w.key)
 }
 
-func (w *rowWrites) end(row []byte) {
+// end closes begin's window; put and epoch are RowCache.endWrite's (nil:
+// the row is dropped).
+func (w *rowWrites) end(row []byte, t writeTicket, epoch uint64, put []cell.Cell) {
 	if w.c != nil {
 		w.key = appendRowCacheKey(w.key[:0], w.id, row)
-		w.c.endWrite(w.key)
+		w.c.endWrite(w.key, t, epoch, put)
 	}
 }
 

@@ -147,7 +147,7 @@ func (r *Region) Mutate(ctx context.Context, muts ...Mutation) error {
 		}
 		durability = max(durability, muts[i].Durability)
 	}
-	if err := r.commitMutations(b, durability, wb.key, muts); err != nil {
+	if err := r.commitMutations(b, durability, wb.key, muts, wb.now); err != nil {
 		return err
 	}
 	r.requests.writes.Add(uint64(len(muts)))
@@ -170,15 +170,36 @@ func needsRead(m *Mutation) bool {
 
 // commitMutations commits b, which holds muts, inside the row cache's
 // write bracket of their rows (rowWrites); scratch is a key buffer the
-// caller is done with.
-func (r *Region) commitMutations(b *storage.Batch, d Durability, scratch []byte, muts []Mutation) error {
+// caller is done with, now the server timestamp addMutation gave the last
+// mutation. A lone Put puts its row back in the cache patched with its
+// cells (RowCache.endWrite) instead of leaving it to the next Get.
+func (r *Region) commitMutations(b *storage.Batch, d Durability, scratch []byte, muts []Mutation, now int64) error {
 	w := r.rowWrites(scratch)
+	if len(muts) == 1 {
+		m := &muts[0]
+		epoch := r.cacheEpoch.Load()
+		t := w.begin(m.Row)
+		err := r.commit(b, d)
+		var put []cell.Cell
+		if err == nil && w.c != nil && m.Type == MutationPut {
+			put = make([]cell.Cell, len(m.Cells))
+			for i, c := range m.Cells {
+				if c.Timestamp == cell.LatestTimestamp {
+					c.Timestamp = now
+				}
+				c.Type = cell.TypePut
+				put[i] = c
+			}
+		}
+		w.end(m.Row, t, epoch, put)
+		return err
+	}
 	for i := range muts {
 		w.begin(muts[i].Row)
 	}
 	err := r.commit(b, d)
 	for i := range muts {
-		w.end(muts[i].Row)
+		w.end(muts[i].Row, writeTicket{}, 0, nil)
 	}
 	return err
 }
@@ -200,13 +221,18 @@ func (r *Region) commit(b *storage.Batch, d Durability) error {
 	return nil
 }
 
-// writeBuf is scratch space for encoding keys into a batch.
-type writeBuf struct{ key []byte }
+// writeBuf is scratch space for encoding keys into a batch, and the
+// server timestamp of the last mutation added.
+type writeBuf struct {
+	key []byte
+	now int64
+}
 
 // addMutation encodes one validated mutation into b. The caller holds the
 // row lock.
 func (r *Region) addMutation(ctx context.Context, b *storage.Batch, wb *writeBuf, m *Mutation) error {
 	now := r.clock.next(m.Row, r.opts.Now())
+	wb.now = now
 	tid := r.info.TableID
 	row := r.storedRow(m.Row)
 	if m.Type == MutationDelete && len(m.Cells) == 0 {
@@ -317,7 +343,7 @@ func (r *Region) getLocked(ctx context.Context, g Get, buf *GetBuffer) (Result, 
 	}
 	cells, err := st.rr.readFilteredRow(st.prefix)
 	if use == cacheFill && err == nil {
-		r.opts.RowCache.fill(st.cacheKey, epoch, token, cells)
+		r.opts.RowCache.fill(st.cacheKey, epoch, token, cells, st.rr.maxTS)
 	}
 	switch {
 	case buf != nil:

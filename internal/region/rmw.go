@@ -131,9 +131,9 @@ func (r *Region) readModifyWrite(ctx context.Context, op *ReadModifyWrite, modif
 	}
 	if !b.Empty() {
 		w := r.rowWrites(key)
-		w.begin(op.Row)
+		t := w.begin(op.Row)
 		err := r.commit(b, op.Durability)
-		w.end(op.Row)
+		w.end(op.Row, t, 0, nil)
 		if err != nil {
 			return Result{}, err
 		}
@@ -234,7 +234,7 @@ func (r *Region) CheckAndMutate(ctx context.Context, row []byte, cond Condition,
 		}
 		durability = max(durability, muts[i].Durability)
 	}
-	if err := r.commitMutations(b, durability, wb.key, muts); err != nil {
+	if err := r.commitMutations(b, durability, wb.key, muts, wb.now); err != nil {
 		return false, err
 	}
 	r.requests.writes.Add(uint64(len(muts)))

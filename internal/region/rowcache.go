@@ -1,8 +1,11 @@
 package region
 
 import (
+	"bytes"
+	"cmp"
 	"encoding/binary"
 	"hash/maphash"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -20,8 +23,11 @@ import (
 // row's entry before its commit and again after it, and no fill is kept
 // in between; a Get fills the cache only if no write dropped an entry of
 // its shard while it read. So once a write is visible to any Get, no later
-// Get finds the row as it was before the write. All methods are safe for
-// concurrent use.
+// Get finds the row as it was before the write. A Put whose cells are all
+// newer than anything the row held, alone in its shard for its commit,
+// puts the row back patched with its cells instead (endWrite), so the rows
+// that updates keep hot stay cached. All methods are safe for concurrent
+// use.
 type RowCache struct {
 	seed     maphash.Seed
 	shards   [rowCacheShards]rowCacheShard
@@ -31,7 +37,7 @@ type RowCache struct {
 	// entries of its last incarnation.
 	regions atomic.Uint64
 
-	hits, misses, fills, evictions atomic.Uint64
+	hits, misses, fills, patches, evictions atomic.Uint64
 }
 
 const rowCacheShards = 32
@@ -59,6 +65,10 @@ type rowCacheShard struct {
 type rowCacheEntry struct {
 	key   string
 	epoch uint64 // the region's cache generation the row was read in
+	// maxTS is the greatest timestamp of any key the row held when it was
+	// read (delete markers and hidden versions included): a put newer than
+	// it is visible and the newest of its column.
+	maxTS int64
 	// data holds the cells one after the other (appendCachedCell), so an
 	// entry costs its bytes and a few per cell, not a cell.Cell each.
 	data       []byte
@@ -125,14 +135,14 @@ func NewRowCache(size int64) *RowCache {
 
 // RowCacheStats are a cache's counters since it was made and its size now.
 type RowCacheStats struct {
-	Hits, Misses, Fills, Evictions uint64
-	Bytes                          int64
-	Entries                        int
+	Hits, Misses, Fills, Patches, Evictions uint64
+	Bytes                                   int64
+	Entries                                 int
 }
 
 // Stats returns the cache's counters.
 func (c *RowCache) Stats() RowCacheStats {
-	st := RowCacheStats{Hits: c.hits.Load(), Misses: c.misses.Load(), Fills: c.fills.Load(), Evictions: c.evictions.Load()}
+	st := RowCacheStats{Hits: c.hits.Load(), Misses: c.misses.Load(), Fills: c.fills.Load(), Patches: c.patches.Load(), Evictions: c.evictions.Load()}
 	for i := range c.shards {
 		s := &c.shards[i]
 		s.mu.Lock()
@@ -195,9 +205,27 @@ func (c *RowCache) lookup(key []byte, epoch uint64, row []byte, out []cell.Cell,
 	return out, arena, token, true
 }
 
-// fill caches cells, read in the region's cache generation epoch, as key's
-// row unless a drop in its shard happened since token was taken.
-func (c *RowCache) fill(key []byte, epoch, token uint64, cells []cell.Cell) {
+// fill caches cells, read in the region's cache generation epoch from a
+// row whose newest key has timestamp maxTS, as key's row unless a drop in
+// its shard happened since token was taken.
+func (c *RowCache) fill(key []byte, epoch, token uint64, cells []cell.Cell, maxTS int64) {
+	e := c.newEntry(key, epoch, cells, maxTS)
+	if e == nil {
+		return
+	}
+	s := c.shard(key)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.drops.Load() != token || s.writing > 0 {
+		return // a write to this shard may have raced the read
+	}
+	c.installLocked(s, e)
+	c.fills.Add(1)
+}
+
+// newEntry encodes cells as an entry, or returns nil for a row so big it
+// would sweep its shard.
+func (c *RowCache) newEntry(key []byte, epoch uint64, cells []cell.Cell, maxTS int64) *rowCacheEntry {
 	n, need := 0, 0
 	for i := range cells {
 		c := &cells[i]
@@ -206,30 +234,34 @@ func (c *RowCache) fill(key []byte, epoch, token uint64, cells []cell.Cell) {
 		n += b + uvarintLen(len(c.Family)) + uvarintLen(len(c.Qualifier)) + uvarintLen(len(c.Value)) + 9
 	}
 	if int64(len(key)+n)+entryOverhead > c.perShard/4 {
-		return // a huge row would sweep the shard
+		return nil
 	}
-	e := &rowCacheEntry{key: string(key), epoch: epoch, data: make([]byte, 0, n), need: need}
+	e := &rowCacheEntry{key: string(key), epoch: epoch, maxTS: maxTS, data: make([]byte, 0, n), need: need}
 	for i := range cells {
 		e.data = appendCachedCell(e.data, &cells[i])
 	}
 	e.size = int64(len(key)+cap(e.data)) + entryOverhead
-	s := c.shard(key)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.drops.Load() != token || s.writing > 0 {
-		return // a write to this shard may have raced the read
-	}
+	return e
+}
+
+// installLocked makes e its key's entry and evicts down to the budget.
+func (c *RowCache) installLocked(s *rowCacheShard, e *rowCacheEntry) {
 	if old := s.m[e.key]; old != nil {
 		s.remove(old)
 	}
 	s.m[e.key] = e
 	s.bytes += e.size
 	s.pushFront(e)
-	c.fills.Add(1)
 	for s.bytes > c.perShard && s.lru.prev != &s.lru {
 		s.remove(s.lru.prev)
 		c.evictions.Add(1)
 	}
+}
+
+// writeTicket is what beginWrite saw, for the endWrite of the same write.
+type writeTicket struct {
+	old   *rowCacheEntry // the entry beginWrite removed; nil if none
+	drops uint64         // the shard's drops count after beginWrite
 }
 
 // beginWrite removes key's row and keeps its shard from filling until the
@@ -237,28 +269,84 @@ func (c *RowCache) fill(key []byte, epoch, token uint64, cells []cell.Cell) {
 // visible, and endWrite after the commit, before they acknowledge: no
 // Get can then see the write in the store and a cached row older than it
 // afterwards.
-func (c *RowCache) beginWrite(key []byte) {
+func (c *RowCache) beginWrite(key []byte) writeTicket {
 	s := c.shard(key)
 	s.mu.Lock()
 	s.writing++
-	s.dropLocked(key)
+	t := writeTicket{old: s.dropLocked(key)}
+	t.drops = s.drops.Load()
 	s.mu.Unlock()
+	return t
 }
 
-// endWrite ends beginWrite's window for key, dropping the row again.
-func (c *RowCache) endWrite(key []byte) {
+// endWrite ends beginWrite's window for key, dropping the row again. With
+// put, the cells of the one Put the window committed (timestamps as
+// written), it instead puts the row back as the commit left it, the entry
+// beginWrite removed patched with put, when that is sure to be right: the
+// entry was of the region's current generation epoch, nothing else was
+// dropped from or written to the shard during the window (so the entry
+// was the row just before the commit, and no other write is in it), and
+// every cell of put is newer than any key the row held (so each is
+// visible, whatever delete markers the row has, and the newest of its
+// column).
+func (c *RowCache) endWrite(key []byte, t writeTicket, epoch uint64, put []cell.Cell) {
 	s := c.shard(key)
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.writing--
+	alone := s.drops.Load() == t.drops && s.writing == 0
 	s.dropLocked(key)
-	s.mu.Unlock()
+	if put == nil || !alone || t.old == nil || t.old.epoch != epoch {
+		return
+	}
+	if e := c.patched(t.old, put); e != nil {
+		c.installLocked(s, e)
+		c.patches.Add(1)
+	}
 }
 
-func (s *rowCacheShard) dropLocked(key []byte) {
+// patched returns old with the cells of put written over it, or nil when
+// a cell of put is not newer than every key old's row held, or the row
+// grows too big.
+func (c *RowCache) patched(old *rowCacheEntry, put []cell.Cell) *rowCacheEntry {
+	maxTS := old.maxTS
+	for i := range put {
+		if put[i].Timestamp <= old.maxTS || put[i].Type != cell.TypePut {
+			return nil
+		}
+		maxTS = max(maxTS, put[i].Timestamp)
+	}
+	var cells []cell.Cell
+	for data := old.data; len(data) > 0; {
+		var cc cell.Cell
+		data = nextCachedCell(data, &cc)
+		cells = append(cells, cc)
+	}
+	for i := range put {
+		p := put[i]
+		j, found := slices.BinarySearchFunc(cells, &p, func(a cell.Cell, b *cell.Cell) int {
+			return cmp.Or(bytes.Compare(a.Family, b.Family), bytes.Compare(a.Qualifier, b.Qualifier))
+		})
+		switch {
+		case !found:
+			cells = slices.Insert(cells, j, p)
+		case p.Timestamp >= cells[j].Timestamp:
+			// Newer, or the same key written again later in the batch.
+			cells[j] = p
+		}
+	}
+	return c.newEntry([]byte(old.key), old.epoch, cells, maxTS)
+}
+
+// dropLocked removes key's entry, returning it (nil if none), and counts
+// the drop.
+func (s *rowCacheShard) dropLocked(key []byte) *rowCacheEntry {
 	s.drops.Add(1)
-	if e := s.m[string(key)]; e != nil {
+	e := s.m[string(key)]
+	if e != nil {
 		s.remove(e)
 	}
+	return e
 }
 
 func (s *rowCacheShard) pushFront(e *rowCacheEntry) {

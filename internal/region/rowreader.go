@@ -3,6 +3,7 @@ package region
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/weirdb/weir/internal/cell"
@@ -79,6 +80,10 @@ type rowReader struct {
 	// kv, when not nil, receives an unfiltered read's cells encoded as
 	// KeyValues instead of out (a scan's cellblock: scan_kv.go).
 	kv *kvSink
+	// maxTS is the greatest timestamp among the keys the last read met: as
+	// a whole-row read meets the newest key of every column and every
+	// family marker, the row's newest key (RowCache entries keep it).
+	maxTS int64
 	// garbage counts the columns of the row being read that hold versions
 	// beyond the family's VERSIONS (autogc.go); readRowAt hands it to the
 	// region.
@@ -126,6 +131,7 @@ func (rr *rowReader) read(rowPrefix, row []byte, out []cell.Cell) ([]cell.Cell, 
 	rr.endScan = false
 	rr.nextHint = nil
 	rr.deepColumns = false
+	rr.maxTS = math.MinInt64
 	// plain: every cell that passes the store-level checks is returned as
 	// read (no filter, no per-family limit or offset), the common Get.
 	plain := rr.q.filter == nil && rr.q.storeLimit <= 0 && rr.q.storeOffset == 0
@@ -171,6 +177,7 @@ func (rr *rowReader) read(rowPrefix, row []byte, out []cell.Cell) ([]cell.Cell, 
 			}
 			k.Family = rr.fam
 		}
+		rr.maxTS = max(rr.maxTS, k.Timestamp)
 		typ := cell.Type(k.Type)
 		if typ.IsFamilyMarker() {
 			if rr.marker(&k, &out) {
