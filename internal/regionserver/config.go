@@ -14,9 +14,10 @@ import (
 	"github.com/weirdb/weir/internal/storage"
 )
 
-// DefaultRowCacheSize is the row cache's default size: 64 MiB holds some
-// 50,000 rows of 1 KB.
-const DefaultRowCacheSize = 64 << 20
+// DefaultRowCacheSize is the row cache's default size: 256 MiB holds some
+// 190,000 rows of 1 KB (64 MiB served half of YCSB F's Gets after A on a
+// 200,000-row table, 256 MiB nine in ten: docs/performance.md).
+const DefaultRowCacheSize = 256 << 20
 
 // Config configures one region server instance. Zero fields take the
 // documented defaults (EnsureDefaults).
