@@ -3,6 +3,7 @@ package region
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"sync"
 	"testing"
@@ -331,5 +332,65 @@ func TestRowCachePatchRace(t *testing.T) {
 	}
 	if c.Stats().Hits == hits {
 		t.Fatal("the last Get was not served from the cache: the test checked nothing")
+	}
+}
+
+// TestRowCacheRandomWrites: random Puts (server and explicit timestamps),
+// deletes of every kind, increments and alters, each followed by a whole
+// row Get, on rows whose families keep 1 to 3 versions and deleted cells
+// or not; every Get must answer as the store does (a shape the cache never
+// serves), and most must be served by the cache, filled or patched.
+func TestRowCacheRandomWrites(t *testing.T) {
+	ctx := context.Background()
+	for seed := range int64(8) {
+		rng := rand.New(rand.NewPCG(uint64(seed), 7))
+		fams := []FamilyDescriptor{
+			{Name: []byte("f1"), MaxVersions: 1 + rng.IntN(3), KeepDeletedCells: KeepDeletedCells(rng.IntN(2))},
+			{Name: []byte("f2"), MaxVersions: 1 + rng.IntN(3)},
+		}
+		r, c := openCachedRegion(t, 1<<20, fams...)
+		rows := []string{"a", "b", "c"}
+		fam := func() string { return []string{"f1", "f2"}[rng.IntN(2)] }
+		qual := func() string { return []string{"p", "q", "r"}[rng.IntN(3)] }
+		ts := func() int64 {
+			if rng.IntN(3) == 0 {
+				return int64(999_990 + rng.IntN(30)) // around the region clock's now
+			}
+			return cell.LatestTimestamp
+		}
+		for i := range 600 {
+			row := rows[rng.IntN(len(rows))]
+			switch w := rng.IntN(20); {
+			case w < 11:
+				m := put(row, fam(), qual(), ts(), fmt.Sprint(i))
+				if rng.IntN(4) == 0 {
+					m.Cells = append(m.Cells, cell.Cell{Family: []byte(fam()), Qualifier: []byte(qual()), Timestamp: ts(), Value: []byte("x")})
+				}
+				mustMutate(t, r, m)
+			case w < 15:
+				typ := []cell.Type{cell.TypeDelete, cell.TypeDeleteColumn}[rng.IntN(2)]
+				mustMutate(t, r, del(row, fam(), qual(), ts(), typ))
+			case w < 16:
+				mustMutate(t, r, Mutation{Type: MutationDelete, Row: []byte(row), Timestamp: ts()})
+			case w < 18:
+				if _, err := r.Increment(ctx, ReadModifyWrite{Row: []byte(row), Columns: []ColumnDelta{{Family: []byte("f2"), Qualifier: []byte("n"), Delta: 1}}}); err != nil {
+					t.Fatal(err)
+				}
+			case w < 19:
+				mustMutate(t, r, put(row, "f1", "p", ts(), "a"), put(rows[rng.IntN(len(rows))], "f2", "q", ts(), "b"))
+			default:
+				if err := r.Flush(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			g := Get{Row: []byte(row)}
+			if got, want := mustGet(t, r, g), mustGet(t, r, Get{Row: []byte(row), StoreLimit: 1000}); got != want {
+				t.Fatalf("seed %d, op %d: the cached region answered\n%s\nthe store\n%s", seed, i, got, want)
+			}
+		}
+		st := c.Stats()
+		if st.Patches == 0 || st.Hits < 100 {
+			t.Errorf("seed %d: %+v: too few patches or hits to have checked them", seed, st)
+		}
 	}
 }
