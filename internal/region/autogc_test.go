@@ -129,3 +129,31 @@ func TestAutoGCInsertsOnly(t *testing.T) {
 		t.Errorf("pass over inserts only: %+v cleaned=%v, want 50 rows, 50 cells, no garbage", st, cleaned)
 	}
 }
+
+// TestAutoGCAfterMajorCompaction: a major compaction is a garbage pass, so
+// the writes before it do not make an automatic one due.
+func TestAutoGCAfterMajorCompaction(t *testing.T) {
+	ctx := context.Background()
+	r, _ := openTestRegion(t, FamilyDescriptor{Name: []byte("f"), MaxVersions: 1})
+	for v := 1; v <= 3; v++ {
+		for i := range 10 {
+			mustMutate(t, r, put(fmt.Sprintf("r%d", i), "f", "q", int64(v), "v"))
+		}
+	}
+	p := GCPolicy{WriteRatio: 1, MinWrites: 10}
+	if !r.GCDue(p) {
+		t.Fatal("30 writes: pass not due")
+	}
+	if err := r.Compact(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	if r.GCDue(p) {
+		t.Error("pass still due right after a major compaction")
+	}
+	for i := range 10 {
+		mustMutate(t, r, put(fmt.Sprintf("r%d", i), "f", "q", 4, "v"))
+	}
+	if !r.GCDue(p) {
+		t.Error("10 writes over the 10 cells the compaction left: pass not due at WriteRatio 1")
+	}
+}

@@ -31,9 +31,15 @@ func (r *Region) Compact(ctx context.Context, major bool) error {
 	}
 	defer r.gate.RUnlock()
 	if major {
-		if _, err := r.collectGarbage(ctx, gcClean); err != nil {
+		// A major compaction is a garbage pass: the automatic one counts
+		// from here (autogc.go).
+		r.gc.written.Store(0)
+		r.gc.readGarbage.Store(0)
+		st, err := r.collectGarbage(ctx, gcClean)
+		if err != nil {
 			return err
 		}
+		r.gc.cells.Store(uint64(st.CellsScanned - st.CellsDropped))
 	}
 	return r.engine.Compact(ctx, r.lower, r.upper)
 }
