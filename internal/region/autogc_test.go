@@ -2,6 +2,7 @@ package region
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 
@@ -155,5 +156,24 @@ func TestAutoGCAfterMajorCompaction(t *testing.T) {
 	}
 	if !r.GCDue(p) {
 		t.Error("10 writes over the 10 cells the compaction left: pass not due at WriteRatio 1")
+	}
+}
+
+// TestAutoGCStopsOnCancel: an automatic pass, paced in chunks of rows,
+// gives up at the first chunk's end once its context is done.
+func TestAutoGCStopsOnCancel(t *testing.T) {
+	r, _ := openTestRegion(t, FamilyDescriptor{Name: []byte("f"), MaxVersions: 1})
+	for i := range 3 * gcChunkRows {
+		mustMutate(t, r, put(fmt.Sprintf("r%04d", i), "f", "q", 1, "v"))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	st, cleaned, err := r.CollectGarbageAuto(ctx, GCPolicy{GarbageRatio: 0.01})
+	if !errors.Is(err, context.Canceled) || cleaned || st.RowsScanned != gcChunkRows {
+		t.Fatalf("pass with its context done: %+v, cleaned=%v, %v; want context.Canceled after %d rows", st, cleaned, err, gcChunkRows)
+	}
+	st, _, err = r.CollectGarbageAuto(context.Background(), GCPolicy{GarbageRatio: 0.01})
+	if err != nil || st.RowsScanned != 3*gcChunkRows {
+		t.Fatalf("paced pass: %+v, %v; want all %d rows", st, err, 3*gcChunkRows)
 	}
 }
