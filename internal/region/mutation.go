@@ -181,7 +181,7 @@ func (r *Region) commitMutations(b *storage.Batch, d Durability, scratch []byte,
 		t := w.begin(m.Row)
 		err := r.commit(b, d)
 		var put []cell.Cell
-		if err == nil && w.c != nil && m.Type == MutationPut {
+		if err == nil && t.old != nil && m.Type == MutationPut {
 			put = make([]cell.Cell, len(m.Cells))
 			for i, c := range m.Cells {
 				if c.Timestamp == cell.LatestTimestamp {
