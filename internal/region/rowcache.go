@@ -229,9 +229,8 @@ func (c *RowCache) newEntry(key []byte, epoch uint64, cells []cell.Cell, maxTS i
 	n, need := 0, 0
 	for i := range cells {
 		c := &cells[i]
-		b := len(c.Family) + len(c.Qualifier) + len(c.Value)
-		need += b
-		n += b + uvarintLen(len(c.Family)) + uvarintLen(len(c.Qualifier)) + uvarintLen(len(c.Value)) + 9
+		need += len(c.Family) + len(c.Qualifier) + len(c.Value)
+		n += cachedCellLen(c)
 	}
 	if int64(len(key)+n)+entryOverhead > c.perShard/4 {
 		return nil
@@ -307,35 +306,81 @@ func (c *RowCache) endWrite(key []byte, t writeTicket, epoch uint64, put []cell.
 
 // patched returns old with the cells of put written over it, or nil when
 // a cell of put is not newer than every key old's row held, or the row
-// grows too big.
+// grows too big. It sorts put. The old cells are copied as encoded, so a
+// patch costs the new entry and its bytes, nothing per cell.
 func (c *RowCache) patched(old *rowCacheEntry, put []cell.Cell) *rowCacheEntry {
 	maxTS := old.maxTS
+	grow := 0
 	for i := range put {
 		if put[i].Timestamp <= old.maxTS || put[i].Type != cell.TypePut {
 			return nil
 		}
 		maxTS = max(maxTS, put[i].Timestamp)
+		grow += cachedCellLen(&put[i])
 	}
-	var cells []cell.Cell
-	for data := old.data; len(data) > 0; {
-		var cc cell.Cell
-		data = nextCachedCell(data, &cc)
-		cells = append(cells, cc)
+	put = newestPerColumn(put)
+	data := make([]byte, 0, len(old.data)+grow)
+	need := old.need
+	var cc cell.Cell
+	for rest := old.data; len(rest) > 0; {
+		next := nextCachedCell(rest, &cc)
+		for len(put) > 0 && compareColumns(&put[0], &cc) < 0 {
+			data = appendCachedCell(data, &put[0])
+			need += cellBytes(put[:1]) + len(put[0].Family)
+			put = put[1:]
+		}
+		if len(put) > 0 && compareColumns(&put[0], &cc) == 0 {
+			// The put is newer than anything the row held: it is the
+			// column's latest version now.
+			data = appendCachedCell(data, &put[0])
+			need += len(put[0].Value) - len(cc.Value)
+			put = put[1:]
+		} else {
+			data = append(data, rest[:len(rest)-len(next)]...)
+		}
+		rest = next
 	}
 	for i := range put {
-		p := put[i]
-		j, found := slices.BinarySearchFunc(cells, &p, func(a cell.Cell, b *cell.Cell) int {
-			return cmp.Or(bytes.Compare(a.Family, b.Family), bytes.Compare(a.Qualifier, b.Qualifier))
-		})
+		data = appendCachedCell(data, &put[i])
+		need += cellBytes(put[i:i+1]) + len(put[i].Family)
+	}
+	e := &rowCacheEntry{key: old.key, epoch: old.epoch, maxTS: maxTS, data: data, need: need}
+	e.size = int64(len(e.key)+cap(data)) + entryOverhead
+	if e.size > c.perShard/4 {
+		return nil
+	}
+	return e
+}
+
+// newestPerColumn sorts cells by column and keeps one per column: the one
+// with the greatest timestamp, of equal ones the last in cells (a batch
+// that writes one key twice keeps the second value).
+func newestPerColumn(cells []cell.Cell) []cell.Cell {
+	if len(cells) < 2 {
+		return cells
+	}
+	slices.SortStableFunc(cells, func(a, b cell.Cell) int { return compareColumns(&a, &b) })
+	out := cells[:1]
+	for i := 1; i < len(cells); i++ {
+		last := &out[len(out)-1]
 		switch {
-		case !found:
-			cells = slices.Insert(cells, j, p)
-		case p.Timestamp >= cells[j].Timestamp:
-			// Newer, or the same key written again later in the batch.
-			cells[j] = p
+		case compareColumns(last, &cells[i]) != 0:
+			out = append(out, cells[i])
+		case cells[i].Timestamp >= last.Timestamp:
+			*last = cells[i]
 		}
 	}
-	return c.newEntry([]byte(old.key), old.epoch, cells, maxTS)
+	return out
+}
+
+func compareColumns(a, b *cell.Cell) int {
+	return cmp.Or(bytes.Compare(a.Family, b.Family), bytes.Compare(a.Qualifier, b.Qualifier))
+}
+
+// cachedCellLen is the size appendCachedCell encodes c in.
+func cachedCellLen(c *cell.Cell) int {
+	return uvarintLen(len(c.Family)) + uvarintLen(len(c.Qualifier)) + uvarintLen(len(c.Value)) + 9 +
+		len(c.Family) + len(c.Qualifier) + len(c.Value)
 }
 
 // dropLocked removes key's entry, returning it (nil if none), and counts
