@@ -26,6 +26,18 @@ type gcState struct {
 	cells atomic.Uint64
 }
 
+// restart starts the counts toward the next pass: what is written and
+// read from a pass's start on counts for the one after it.
+func (g *gcState) restart() {
+	g.written.Store(0)
+	g.readGarbage.Store(0)
+}
+
+// passed records that a pass left st.CellsScanned - st.CellsDropped cells.
+func (g *gcState) passed(st GCStats) {
+	g.cells.Store(uint64(st.CellsScanned - st.CellsDropped))
+}
+
 // GCPolicy says when an automatic garbage pass is due and when it cleans.
 type GCPolicy struct {
 	// WriteRatio: a pass is due once the keys written since the last pass
@@ -69,14 +81,12 @@ func (r *Region) CollectGarbageAuto(ctx context.Context, p GCPolicy) (GCStats, b
 	if r.closed.Load() {
 		return GCStats{}, false, ErrClosed
 	}
-	// What is written and read from now on counts toward the next pass.
-	r.gc.written.Store(0)
-	r.gc.readGarbage.Store(0)
+	r.gc.restart()
 	st, err := r.collectGarbage(ctx, gcSurvey)
 	if err != nil {
 		return st, false, err
 	}
-	r.gc.cells.Store(uint64(st.CellsScanned))
+	r.gc.passed(st)
 	if st.Garbage == 0 || float64(st.Garbage) < p.GarbageRatio*float64(st.CellsScanned) {
 		return st, false, nil
 	}
@@ -85,7 +95,7 @@ func (r *Region) CollectGarbageAuto(ctx context.Context, p GCPolicy) (GCStats, b
 	if err != nil {
 		return st, false, err
 	}
-	r.gc.cells.Store(uint64(cleaned.CellsScanned - cleaned.CellsDropped))
+	r.gc.passed(cleaned)
 	// The range's files are the store's, not the region's: compacting
 	// them needs no gate.
 	return st, true, r.engine.Compact(ctx, r.lower, r.upper)

@@ -34,13 +34,12 @@ func (r *Region) Compact(ctx context.Context, major bool) error {
 	if major {
 		// A major compaction is a garbage pass: the automatic one counts
 		// from here (autogc.go).
-		r.gc.written.Store(0)
-		r.gc.readGarbage.Store(0)
+		r.gc.restart()
 		st, err := r.collectGarbage(ctx, gcClean)
 		if err != nil {
 			return err
 		}
-		r.gc.cells.Store(uint64(st.CellsScanned - st.CellsDropped))
+		r.gc.passed(st)
 	}
 	return r.engine.Compact(ctx, r.lower, r.upper)
 }
