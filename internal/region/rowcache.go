@@ -228,9 +228,8 @@ func (c *RowCache) fill(key []byte, epoch, token uint64, cells []cell.Cell, maxT
 func (c *RowCache) newEntry(key []byte, epoch uint64, cells []cell.Cell, maxTS int64) *rowCacheEntry {
 	n, need := 0, 0
 	for i := range cells {
-		c := &cells[i]
-		need += len(c.Family) + len(c.Qualifier) + len(c.Value)
-		n += cachedCellLen(c)
+		need += cachedCellNeed(&cells[i])
+		n += cachedCellLen(&cells[i])
 	}
 	if int64(len(key)+n)+entryOverhead > c.perShard/4 {
 		return nil
@@ -326,7 +325,7 @@ func (c *RowCache) patched(old *rowCacheEntry, put []cell.Cell) *rowCacheEntry {
 		next := nextCachedCell(rest, &cc)
 		for len(put) > 0 && compareColumns(&put[0], &cc) < 0 {
 			data = appendCachedCell(data, &put[0])
-			need += cellBytes(put[:1]) + len(put[0].Family)
+			need += cachedCellNeed(&put[0])
 			put = put[1:]
 		}
 		if len(put) > 0 && compareColumns(&put[0], &cc) == 0 {
@@ -342,7 +341,7 @@ func (c *RowCache) patched(old *rowCacheEntry, put []cell.Cell) *rowCacheEntry {
 	}
 	for i := range put {
 		data = appendCachedCell(data, &put[i])
-		need += cellBytes(put[i:i+1]) + len(put[i].Family)
+		need += cachedCellNeed(&put[i])
 	}
 	e := &rowCacheEntry{key: old.key, epoch: old.epoch, maxTS: maxTS, data: data, need: need}
 	e.size = int64(len(e.key)+cap(data)) + entryOverhead
@@ -377,10 +376,13 @@ func compareColumns(a, b *cell.Cell) int {
 	return cmp.Or(bytes.Compare(a.Family, b.Family), bytes.Compare(a.Qualifier, b.Qualifier))
 }
 
+// cachedCellNeed is the family, qualifier and value bytes of c: what a
+// lookup copies out of its entry (rowCacheEntry.need).
+func cachedCellNeed(c *cell.Cell) int { return len(c.Family) + len(c.Qualifier) + len(c.Value) }
+
 // cachedCellLen is the size appendCachedCell encodes c in.
 func cachedCellLen(c *cell.Cell) int {
-	return uvarintLen(len(c.Family)) + uvarintLen(len(c.Qualifier)) + uvarintLen(len(c.Value)) + 9 +
-		len(c.Family) + len(c.Qualifier) + len(c.Value)
+	return uvarintLen(len(c.Family)) + uvarintLen(len(c.Qualifier)) + uvarintLen(len(c.Value)) + 9 + cachedCellNeed(c)
 }
 
 // dropLocked removes key's entry, returning it (nil if none), and counts
