@@ -108,32 +108,30 @@ func parseGCKey(gc *regionserver.GCConfig, k, v string) (bool, error) {
 		if n == 0 {
 			gc.CheckInterval = -1 // off; 0 in GCConfig means the default
 		}
-	case "write.ratio", "garbage.ratio":
+	case "write.ratio":
 		f, err := strconv.ParseFloat(v, 64)
-		if err != nil || !(f > 0) || math.IsInf(f, 1) || (name == "garbage.ratio" && f > 1) {
-			if name == "garbage.ratio" {
-				return true, bad("a fraction of the cells above 0, at most 1")
-			}
+		if err != nil || !(f > 0) || math.IsInf(f, 1) {
 			return true, bad("a positive multiple of the region's cells")
 		}
-		if name == "write.ratio" {
-			gc.WriteRatio = f
-		} else {
-			gc.GarbageRatio = f
+		gc.WriteRatio = f
+	case "garbage.ratio":
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || !(f > 0 && f <= 1) {
+			return true, bad("a fraction of the cells above 0, at most 1")
 		}
-	case "min.writes", "read.garbage":
+		gc.GarbageRatio = f
+	case "min.writes":
 		n, err := strconv.ParseUint(v, 10, 64)
-		if err != nil || (n == 0 && name == "min.writes") {
-			if name == "read.garbage" {
-				return true, bad("a count of columns, 0 for off")
-			}
+		if err != nil || n == 0 {
 			return true, bad("a positive count")
 		}
-		if name == "min.writes" {
-			gc.MinWrites = n
-		} else {
-			gc.ReadGarbage = n
+		gc.MinWrites = n
+	case "read.garbage":
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return true, bad("a count of columns, 0 for off")
 		}
+		gc.ReadGarbage = n
 	default:
 		return false, nil
 	}
