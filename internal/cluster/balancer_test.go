@@ -241,7 +241,8 @@ func TestBalancerColocated(t *testing.T) {
 		reads[h.Host] = h.After.ReadsPerSec
 	}
 	if s := spread(reads); len(reads) != 3 || s > 0.1 {
-		t.Errorf("reported reads/s per host after balancing %v: %.0f%% from the mean, want ≤ 10%%", reads, s*100)
+		t.Errorf("reported reads/s per host after balancing %v: %.0f%% from the mean, want ≤ 10%%; hosts %+v; cost terms %+v",
+			reads, s*100, st.Hosts, st.Terms)
 	}
 	t.Logf("balance: %d moves, cost %.4f -> %.4f; regions per host %v; reads/s per host %v",
 		len(run.Moves), run.InitialCost, run.FinalCost, count, reads)

@@ -13,10 +13,14 @@ import (
 )
 
 // rateSmoothing is the weight of the newest interval in a region's
-// reported rates (an exponential moving average): one busy or idle
-// interval moves the rate halfway, so the balancer follows a shift in
-// load within a few reports without chasing every blip.
-const rateSmoothing = 0.5
+// reported rates (an exponential moving average). At a quarter, a rate
+// holds about seven intervals' worth of requests (HBase's balancer
+// averages the last 15 reports): at half it held three, and on a slow
+// machine a 30-region zipfian table's per-region rates were noisy enough
+// that the plan balanced the noise of writes against reads and left a
+// host's reads 12% from the mean. A shift in load still shows within a
+// few reports.
+const rateSmoothing = 0.25
 
 // loadSample is what the reporter remembers of a region between reports.
 type loadSample struct {
