@@ -65,6 +65,7 @@ const (
 	opReopen   // Close the region and Open it again on the same engine
 	opSplit    // split the region holding row at row
 	opReingest // Export each region to an SST and Ingest it back (as a move does)
+	opAutoGC   // an automatic garbage pass that cleans whatever garbage it finds
 )
 
 // metaOp is one step. now is the absolute clock (ms) set before it runs,
@@ -209,6 +210,8 @@ func (o *metaOp) String() string {
 		s = fmt.Sprintf("Split(%q)", o.row)
 	case opReingest:
 		s = "Reingest"
+	case opAutoGC:
+		s = "AutoGC"
 	}
 	return fmt.Sprintf("@%d %s", o.now, s)
 }
@@ -607,8 +610,10 @@ func (g *gen) genOp() metaOp {
 		op.kind = opFlush
 	case w < 94:
 		op.kind = opMinorCompact
-	case w < 96:
+	case w < 95.5:
 		op.kind = opMajorCompact
+	case w < 96:
+		op.kind = opAutoGC
 	case w < 96.5:
 		op.kind = opReingest
 	case w < 97:
@@ -882,6 +887,15 @@ func runRegion(ctx context.Context, mr *metaRegion, op *metaOp) string {
 			}
 		}
 		return "ok\n"
+	case opAutoGC:
+		// GarbageRatio 0 cleans any garbage found: the same cells go as
+		// in a major compaction, so the model does majorCompact.
+		for _, r := range mr.regions {
+			if _, _, err := r.CollectGarbageAuto(ctx, GCPolicy{}); err != nil {
+				return renderErr(err)
+			}
+		}
+		return "ok\n"
 	case opAlter:
 		mr.fams = cloneFams(op.fams)
 		for _, r := range mr.regions {
@@ -963,7 +977,7 @@ func runModel(m *refModel, op *metaOp) string {
 		return renderResults(m.scan(op.scan))
 	case opFlush, opMinorCompact:
 		return "ok\n"
-	case opMajorCompact:
+	case opMajorCompact, opAutoGC:
 		m.majorCompact()
 		return "ok\n"
 	case opAlter:
