@@ -2,8 +2,6 @@ package storage
 
 import (
 	"time"
-
-	dto "github.com/prometheus/client_model/go"
 )
 
 // Metrics is a point-in-time snapshot of the engine, free of Pebble types so
@@ -86,27 +84,6 @@ func (e *Engine) Metrics() Metrics {
 		WALBytesIn:                m.WAL.BytesIn,
 		WALBytesWritten:           m.WAL.BytesWritten,
 	}
-	var d dto.Metric
-	if e.wal.syncs.Write(&d) == nil {
-		out.WALFsync = coarsen(d.GetHistogram())
-	}
-	return out
-}
-
-// coarsen converts Pebble's fsync histogram (observed in nanoseconds, 100
-// buckets: 0.1 ms steps to 5 ms, then exponential to 10 s) into one with
-// bounds at least 1.5× apart. Dropping bounds of a cumulative histogram
-// keeps every remaining count exact.
-func coarsen(h *dto.Histogram) Histogram {
-	out := Histogram{Count: h.GetSampleCount(), Sum: time.Duration(h.GetSampleSum())}
-	var last float64
-	for _, b := range h.GetBucket() {
-		ub := b.GetUpperBound()
-		if ub <= 0 || (last > 0 && ub < 1.5*last) {
-			continue
-		}
-		last = ub
-		out.Buckets = append(out.Buckets, Bucket{UpperBound: time.Duration(ub), Count: b.GetCumulativeCount()})
-	}
+	out.WALFsync = e.wal.syncs.snapshot()
 	return out
 }

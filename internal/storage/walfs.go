@@ -5,9 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/vfs"
-	"github.com/prometheus/client_golang/prometheus"
 )
 
 // walCategory is the disk-write category Pebble creates its WAL files
@@ -30,11 +28,11 @@ type walFS struct {
 	hard atomic.Int32
 	// syncs observes the real fdatasyncs of WAL files (the no-op ones are
 	// not disk latency).
-	syncs prometheus.Histogram
+	syncs *syncHistogram
 }
 
 func newWALFS(fs vfs.FS) *walFS {
-	return &walFS{FS: fs, syncs: prometheus.NewHistogram(prometheus.HistogramOpts{Buckets: pebble.FsyncLatencyBuckets})}
+	return &walFS{FS: fs, syncs: newSyncHistogram()}
 }
 
 // hardSync runs fn with the WAL's syncs reaching the disk.
@@ -98,6 +96,6 @@ func (f *walFile) Close() error {
 func (f *walFile) observe(sync func() error) error {
 	start := time.Now()
 	err := sync()
-	f.fs.syncs.Observe(float64(time.Since(start).Nanoseconds()))
+	f.fs.syncs.observe(time.Since(start))
 	return err
 }
