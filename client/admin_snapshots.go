@@ -161,3 +161,24 @@ func (a *Admin) restore(ctx context.Context, name, table string) error {
 	}
 	return a.waitProcedure(ctx, resp.ProcId)
 }
+
+// SnapshotCleanupSwitch turns the master's cleaner of expired snapshots
+// on or off and returns its previous state (Admin.snapshotCleanupSwitch).
+func (a *Admin) SnapshotCleanupSwitch(ctx context.Context, on, synchronous bool) (bool, error) {
+	var resp hbasepb.SetSnapshotCleanupResponse
+	req := &hbasepb.SetSnapshotCleanupRequest{Enabled: proto.Bool(on), Synchronous: proto.Bool(synchronous)}
+	if err := a.master(ctx, "SwitchSnapshotCleanup", req, &resp); err != nil {
+		return false, err
+	}
+	return resp.GetPrevSnapshotCleanup(), nil
+}
+
+// SnapshotCleanupEnabled reports whether the cleaner of expired snapshots
+// is on (Admin.isSnapshotCleanupEnabled).
+func (a *Admin) SnapshotCleanupEnabled(ctx context.Context) (bool, error) {
+	var resp hbasepb.IsSnapshotCleanupEnabledResponse
+	if err := a.master(ctx, "IsSnapshotCleanupEnabled", &hbasepb.IsSnapshotCleanupEnabledRequest{}, &resp); err != nil {
+		return false, err
+	}
+	return resp.GetEnabled(), nil
+}

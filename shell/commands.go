@@ -479,6 +479,18 @@ Query the balancer's state.
 Examples:
 
   hbase> balancer_enabled`})
+	cmd(&Spec{Name: "snapshot_cleanup_switch", Group: "tools", MinArgs: 1, Args: []ArgSpec{{"enabled", KBool}}, Usage: `
+Enable/Disable the master's deletion of snapshots whose TTL has expired.
+Returns the previous state.
+Examples:
+
+  hbase> snapshot_cleanup_switch true
+  hbase> snapshot_cleanup_switch false`})
+	cmd(&Spec{Name: "snapshot_cleanup_enabled", Group: "tools", Usage: `
+Query the state of the snapshot cleanup (deletion of expired snapshots).
+Examples:
+
+  hbase> snapshot_cleanup_enabled`})
 	cmd(&Spec{Name: "list_regions", Group: "tools", MinArgs: 1,
 		Args: []ArgSpec{table, {"server or options", KString | KHash}, {"columns", KArray}},
 		Keys: map[string]Kind{"SERVER_NAME": KString, "LOCALITY_THRESHOLD": KNumber}, Usage: `

@@ -215,7 +215,8 @@ func TestCommandTable(t *testing.T) {
 		set_quota list_quotas enable_rpc_throttle disable_rpc_throttle rpc_throttle_enabled
 		enable_exceed_throttle_quota disable_exceed_throttle_quota list_quota_usage
 		list_quota_snapshots list_quota_table_sizes
-		snapshot clone_snapshot restore_snapshot list_snapshots delete_snapshot`)
+		snapshot clone_snapshot restore_snapshot list_snapshots delete_snapshot
+		snapshot_cleanup_switch snapshot_cleanup_enabled`)
 	for _, name := range want {
 		if Lookup(name) == nil {
 			t.Errorf("command %s missing", name)

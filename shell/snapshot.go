@@ -16,6 +16,30 @@ func init() {
 	handlers["restore_snapshot"] = (*session).restoreSnapshot
 	handlers["list_snapshots"] = (*session).listSnapshots
 	handlers["delete_snapshot"] = (*session).deleteSnapshot
+	handlers["snapshot_cleanup_switch"] = (*session).snapshotCleanupSwitch
+	handlers["snapshot_cleanup_enabled"] = (*session).snapshotCleanupEnabled
+}
+
+func (s *session) snapshotCleanupSwitch(ctx context.Context, c Command) error {
+	on, err := boolOf("enabled", c.Args[0])
+	if err != nil {
+		return err
+	}
+	prev, err := s.conn.Admin().SnapshotCleanupSwitch(ctx, on, true)
+	if err != nil {
+		return s.serverErr(ctx, "", err)
+	}
+	fmt.Fprintf(s.out, "Previous snapshot cleanup state : %v\n", prev)
+	return nil
+}
+
+func (s *session) snapshotCleanupEnabled(ctx context.Context, _ Command) error {
+	on, err := s.conn.Admin().SnapshotCleanupEnabled(ctx)
+	if err != nil {
+		return s.serverErr(ctx, "", err)
+	}
+	fmt.Fprintf(s.out, "%v\n", on)
+	return nil
 }
 
 // snapshotErr adds the snapshot errors' shell messages to serverErr's.

@@ -158,6 +158,7 @@ func runMaster(args []string, stdout, stderr io.Writer) int {
 	infoPort := fs.Int("info-port", 16010, "HTTP port (web UI, /metrics)")
 	advertise := fs.String("advertise", "", "host name clients use to reach this master (default: --bind)")
 	balancerPeriod := fs.Duration("balancer-period", 5*time.Minute, "hbase.balancer.period: how often the balancer runs")
+	snapshotCleaner := fs.Duration("snapshot-cleaner-interval", 30*time.Minute, snapshotCleanerUsage)
 	spacePeriod := fs.Duration("quota-space-report-period", 5*time.Second, spacePeriodUsage)
 	if !parseFlags(fs, args, stderr) {
 		return 2
@@ -169,7 +170,8 @@ func runMaster(args []string, stdout, stderr io.Writer) int {
 	defer env.close()
 	ctx, log, cli := env.ctx, env.log, env.etcd
 	m, err := master.Start(ctx, master.Config{Bind: sf.bind, Port: *port, InfoPort: *infoPort, Advertise: *advertise,
-		Etcd: cli, Logger: log, BalancerPeriod: *balancerPeriod, SpaceReportPeriod: *spacePeriod})
+		Etcd: cli, Logger: log, BalancerPeriod: *balancerPeriod, SnapshotCleanerInterval: *snapshotCleaner,
+		SpaceReportPeriod: *spacePeriod})
 	if err != nil {
 		fmt.Fprintf(stderr, "weir master: %v\n", err)
 		return 1

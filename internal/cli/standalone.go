@@ -17,6 +17,8 @@ import (
 // spacePeriodUsage documents --quota-space-report-period.
 const spacePeriodUsage = "weir.quota.space.report.period: how often region servers report region sizes and the master re-decides space quota violations"
 
+const snapshotCleanerUsage = "hbase.master.cleaner.snapshot.interval: how often the active master deletes the snapshots whose TTL ran out (while snapshot_cleanup_switch is on)"
+
 // runStandalone runs etcd, a master and region servers in this process
 // until SIGINT or SIGTERM.
 func runStandalone(args []string, stdout, stderr io.Writer) int {
@@ -35,6 +37,7 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 	quotaEnabled := fs.Bool("quota-enabled", true, "hbase.quota.enabled: enforce RPC quotas")
 	hostIDs := fs.String("host-ids", "", "comma-separated host identity of each region server (models several hosts on this machine for the balancer; default: all this host)")
 	balancerPeriod := fs.Duration("balancer-period", 5*time.Minute, "hbase.balancer.period: how often the balancer runs")
+	snapshotCleaner := fs.Duration("snapshot-cleaner-interval", 30*time.Minute, snapshotCleanerUsage)
 	maxFileSize := fs.Int64("max-filesize", regionserver.DefaultMaxFileSize, "hbase.hregion.max.filesize: split a region whose data passes this many bytes (a table's MAX_FILESIZE overrides it)")
 	conf := registerConf(fs)
 	spacePeriod := fs.Duration("quota-space-report-period", 5*time.Second, spacePeriodUsage)
@@ -81,28 +84,29 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	start := time.Now()
 	c, err := cluster.Start(ctx, cluster.Config{
-		DataDir:              *data,
-		Bind:                 *bind,
-		MasterPort:           *port,
-		RegionServerPort:     *rsPort,
-		EtcdPort:             *etcdPort,
-		RegionServerInfoPort: *rsInfoPort,
-		MasterInfoPort:       *infoPort,
-		RegionServers:        *rsCount,
-		QuotaDisabled:        !*quotaEnabled,
-		QuotaMode:            mode,
-		Split:                regionserver.SplitConfig{MaxFileSize: *maxFileSize},
-		BalancerPeriod:       *balancerPeriod,
-		QuotaDefaultUser:     sc.defaultUser,
-		HandlerCount:         sc.handlerCount,
-		Storage:              sc.storage(),
-		WALHflush:            sc.walHflush,
-		RowCacheSize:         sc.rowCacheSize,
-		GC:                   sc.gc,
-		HighHandlers:         sc.highHandlers,
-		SpaceReportPeriod:    *spacePeriod,
-		HostIDs:              hosts,
-		Logger:               logger,
+		DataDir:                 *data,
+		Bind:                    *bind,
+		MasterPort:              *port,
+		RegionServerPort:        *rsPort,
+		EtcdPort:                *etcdPort,
+		RegionServerInfoPort:    *rsInfoPort,
+		MasterInfoPort:          *infoPort,
+		RegionServers:           *rsCount,
+		QuotaDisabled:           !*quotaEnabled,
+		QuotaMode:               mode,
+		Split:                   regionserver.SplitConfig{MaxFileSize: *maxFileSize},
+		BalancerPeriod:          *balancerPeriod,
+		SnapshotCleanerInterval: *snapshotCleaner,
+		QuotaDefaultUser:        sc.defaultUser,
+		HandlerCount:            sc.handlerCount,
+		Storage:                 sc.storage(),
+		WALHflush:               sc.walHflush,
+		RowCacheSize:            sc.rowCacheSize,
+		GC:                      sc.gc,
+		HighHandlers:            sc.highHandlers,
+		SpaceReportPeriod:       *spacePeriod,
+		HostIDs:                 hosts,
+		Logger:                  logger,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "weir standalone: %v\n", err)

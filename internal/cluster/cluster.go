@@ -60,8 +60,11 @@ type Config struct {
 	// BalancerSettle the wait after servers join or leave (default 10 s);
 	// Balancer tunes the planner.
 	BalancerPeriod time.Duration
-	BalancerSettle time.Duration
-	Balancer       balancer.Options
+	// SnapshotCleanerInterval is hbase.master.cleaner.snapshot.interval
+	// (master default 30 min).
+	SnapshotCleanerInterval time.Duration
+	BalancerSettle          time.Duration
+	Balancer                balancer.Options
 	// LoadReportInterval is hbase.regionserver.msginterval (default 3 s).
 	LoadReportInterval time.Duration
 	// Split sets the region servers' automatic splitting by size.
@@ -145,7 +148,8 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	}
 	if c.Master, err = master.Start(ctx, master.Config{Bind: cfg.Bind, Port: cfg.MasterPort, InfoPort: cfg.MasterInfoPort,
 		Etcd: c.EtcdClient, Logger: cfg.Logger, BalancerPeriod: cfg.BalancerPeriod, BalancerSettle: cfg.BalancerSettle,
-		Balancer: cfg.Balancer, SpaceReportPeriod: cfg.SpaceReportPeriod}); err != nil {
+		SnapshotCleanerInterval: cfg.SnapshotCleanerInterval,
+		Balancer:                cfg.Balancer, SpaceReportPeriod: cfg.SpaceReportPeriod}); err != nil {
 		c.Close()
 		return nil, err
 	}

@@ -55,6 +55,11 @@ type Config struct {
 	// Balancer tunes the planner (weights, moves per run); zero fields
 	// take balancer.DefaultOptions.
 	Balancer balancer.Options
+	// SnapshotCleanerInterval is hbase.master.cleaner.snapshot.interval:
+	// how often the active master deletes the snapshots whose TTL has run
+	// out, while the snapshot cleanup switch is on. Default 30 min, as
+	// HBase's.
+	SnapshotCleanerInterval time.Duration
 	// MaxRequestSize bounds one RPC frame. Default 256 MiB.
 	MaxRequestSize int
 	// SpaceReportPeriod is weir.quota.space.report.period: how often the
@@ -95,6 +100,9 @@ func (c *Config) EnsureDefaults() {
 		c.BalancerSettle = 10 * time.Second
 	}
 	c.Balancer.EnsureDefaults()
+	if c.SnapshotCleanerInterval == 0 {
+		c.SnapshotCleanerInterval = 30 * time.Minute
+	}
 	if c.SpaceReportPeriod == 0 {
 		c.SpaceReportPeriod = defaultSpaceReportPeriod
 	}
@@ -133,6 +141,9 @@ func (c *Config) Validate() error {
 	}
 	if err := c.Balancer.Validate(); err != nil {
 		errs = append(errs, fmt.Errorf("master: %w", err))
+	}
+	if c.SnapshotCleanerInterval < 10*time.Millisecond {
+		errs = append(errs, fmt.Errorf("master: SnapshotCleanerInterval %v is below 10ms", c.SnapshotCleanerInterval))
 	}
 	if c.SpaceReportPeriod < 10*time.Millisecond {
 		errs = append(errs, fmt.Errorf("master: SpaceReportPeriod %v is below 10ms", c.SpaceReportPeriod))

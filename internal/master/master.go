@@ -183,9 +183,10 @@ func (m *Master) campaign(ctx context.Context) {
 		m.dropUnfinishedSnapshots(ctx)
 		dctx, cancel := context.WithCancel(ctx)
 		var wg sync.WaitGroup
-		wg.Add(2)
+		wg.Add(3)
 		go func() { defer wg.Done(); m.assignLoop(dctx) }()
 		go func() { defer wg.Done(); m.balancerLoop(dctx) }()
+		go func() { defer wg.Done(); m.snapshotCleanerLoop(dctx) }()
 		select {
 		case <-ctx.Done():
 		case <-sess.Done():

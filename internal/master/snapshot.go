@@ -290,7 +290,7 @@ func restoreSnapshot(ctx context.Context, m *Master, p []byte) (proto.Message, e
 		return nil, err
 	}
 	name := s.Name
-	if s.TTL > 0 && time.Now().UnixMilli() > s.CreatedMs+s.TTL*1000 {
+	if snapshotExpired(s, time.Now()) {
 		return nil, hbaserpc.Errorf(snapshotTTLExpired, true, "TTL for snapshot '%s' has already expired.", name)
 	}
 	target := s.Table

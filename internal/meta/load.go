@@ -83,13 +83,19 @@ func (c *Catalog) Loads(ctx context.Context) (map[string]LoadReport, error) {
 	return out, nil
 }
 
-func (c *Catalog) balancerSwitchKey() string { return c.key("balancer", "enabled") }
+// Cluster-wide switches (HBase keeps them in ZooKeeper): an absent key is
+// on, as each of HBase's is by default.
+const (
+	balancerSwitch        = "balancer"
+	snapshotCleanupSwitch = "snapshot-cleanup"
+)
 
-// BalancerEnabled reads the balancer switch (absent: on).
-func (c *Catalog) BalancerEnabled(ctx context.Context) (bool, error) {
-	resp, err := c.cli.Get(ctx, c.balancerSwitchKey())
+func (c *Catalog) switchKey(name string) string { return c.key(name, "enabled") }
+
+func (c *Catalog) switchOn(ctx context.Context, name string) (bool, error) {
+	resp, err := c.cli.Get(ctx, c.switchKey(name))
 	if err != nil {
-		return false, fmt.Errorf("meta: balancer switch: %w", err)
+		return false, fmt.Errorf("meta: %s switch: %w", name, err)
 	}
 	if len(resp.Kvs) == 0 {
 		return true, nil
@@ -97,14 +103,35 @@ func (c *Catalog) BalancerEnabled(ctx context.Context) (bool, error) {
 	return strconv.ParseBool(string(resp.Kvs[0].Value))
 }
 
-// SetBalancerEnabled sets the switch and returns its previous value.
-func (c *Catalog) SetBalancerEnabled(ctx context.Context, on bool) (bool, error) {
-	resp, err := c.cli.Put(ctx, c.balancerSwitchKey(), strconv.FormatBool(on), clientv3.WithPrevKV())
+func (c *Catalog) setSwitch(ctx context.Context, name string, on bool) (bool, error) {
+	resp, err := c.cli.Put(ctx, c.switchKey(name), strconv.FormatBool(on), clientv3.WithPrevKV())
 	if err != nil {
-		return false, fmt.Errorf("meta: balancer switch: %w", err)
+		return false, fmt.Errorf("meta: %s switch: %w", name, err)
 	}
 	if resp.PrevKv == nil {
 		return true, nil
 	}
 	return strconv.ParseBool(string(resp.PrevKv.Value))
+}
+
+// BalancerEnabled reads the balancer switch (absent: on).
+func (c *Catalog) BalancerEnabled(ctx context.Context) (bool, error) {
+	return c.switchOn(ctx, balancerSwitch)
+}
+
+// SetBalancerEnabled sets the switch and returns its previous value.
+func (c *Catalog) SetBalancerEnabled(ctx context.Context, on bool) (bool, error) {
+	return c.setSwitch(ctx, balancerSwitch, on)
+}
+
+// SnapshotCleanupEnabled reads the switch of the master's expired-snapshot
+// cleaner (HBase's snapshot_cleanup_switch; absent: on).
+func (c *Catalog) SnapshotCleanupEnabled(ctx context.Context) (bool, error) {
+	return c.switchOn(ctx, snapshotCleanupSwitch)
+}
+
+// SetSnapshotCleanupEnabled sets that switch and returns its previous
+// value.
+func (c *Catalog) SetSnapshotCleanupEnabled(ctx context.Context, on bool) (bool, error) {
+	return c.setSwitch(ctx, snapshotCleanupSwitch, on)
 }

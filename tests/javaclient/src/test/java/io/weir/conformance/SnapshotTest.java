@@ -105,4 +105,17 @@ class SnapshotTest extends WeirTestBase {
       admin.deleteSnapshot(snap);
     }
   }
+
+  /** The master's cleaner of expired snapshots: on by default, switched through the Admin API. */
+  @Test
+  void snapshotCleanupSwitch() throws Exception {
+    assertTrue(admin.isSnapshotCleanupEnabled(), "snapshot cleanup on by default");
+    try {
+      assertTrue(admin.snapshotCleanupSwitch(false, true), "previous state");
+      assertFalse(admin.isSnapshotCleanupEnabled());
+    } finally {
+      assertFalse(admin.snapshotCleanupSwitch(true, true), "previous state");
+    }
+    assertTrue(admin.isSnapshotCleanupEnabled());
+  }
 }
