@@ -38,7 +38,7 @@ func (c confFlag) Set(v string) error {
 	return nil
 }
 
-const confUsage = "configuration key=value, repeatable: hbase.regionserver.handler.count, hbase.wal.hsync, hbase.regionserver.optionallogflushinterval, weir.regionserver.row.cache.size, weir.regionserver.gc.{check.interval,write.ratio,min.writes,read.garbage,garbage.ratio}, weir.storage.block.cache.size, weir.regionserver.high.priority.handler.count, hbase.quota.default.user.machine.{read,write,request}.{num,size}, hbase.quota.default.user.machine.request.handler.usage.ms"
+const confUsage = "configuration key=value, repeatable: hbase.regionserver.handler.count, hbase.wal.hsync, hbase.regionserver.optionallogflushinterval, weir.regionserver.row.cache.size, weir.regionserver.gc.{check.interval,write.ratio,min.writes,read.garbage,garbage.ratio}, weir.storage.block.cache.size, weir.regionserver.high.priority.handler.count, weir.regionserver.low.busy.limit, hbase.quota.default.user.machine.{read,write,request}.{num,size}, hbase.quota.default.user.machine.request.handler.usage.ms"
 
 // registerConf adds -D and its long form --conf to fs.
 func registerConf(fs *flag.FlagSet) confFlag {
@@ -73,6 +73,9 @@ type serverConf struct {
 	// highHandlers is weir.regionserver.high.priority.handler.count (0:
 	// default, -1: none).
 	highHandlers int
+	// lowBusyLimit is weir.regionserver.low.busy.limit (0: default, -1:
+	// none).
+	lowBusyLimit int
 	// blockCacheSize is weir.storage.block.cache.size, the region server
 	// store's block cache in bytes (0: storage's default).
 	blockCacheSize int64
@@ -149,6 +152,17 @@ func (c confFlag) parse() (serverConf, error) {
 	var sc serverConf
 	for _, k := range slices.Sorted(maps.Keys(c)) {
 		v := c[k]
+		if k == "weir.regionserver.low.busy.limit" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return sc, fmt.Errorf("-D %s=%s: want a number of execution slots, 0 or more", k, v)
+			}
+			sc.lowBusyLimit = n
+			if n == 0 {
+				sc.lowBusyLimit = -1 // none; 0 in regionserver.Config means the default
+			}
+			continue
+		}
 		if k == "weir.regionserver.high.priority.handler.count" {
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 0 {

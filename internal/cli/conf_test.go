@@ -17,6 +17,7 @@ func TestConfFlag(t *testing.T) {
 		"hbase.quota.default.user.machine.request.num=-1",
 		"hbase.regionserver.handler.count=8",
 		"weir.regionserver.high.priority.handler.count=0",
+		"weir.regionserver.low.busy.limit=0",
 		"weir.storage.block.cache.size=2147483648",
 		"hbase.wal.hsync=false",
 		"hbase.regionserver.optionallogflushinterval=250",
@@ -43,8 +44,8 @@ func TestConfFlag(t *testing.T) {
 		sc.defaultUser[quota.WriteSize] != want[quota.WriteSize] {
 		t.Fatalf("default user quotas %v, want %v (-1 unset)", sc.defaultUser, want)
 	}
-	if sc.handlerCount != 8 || sc.highHandlers != -1 {
-		t.Fatalf("handlers %d, high %d", sc.handlerCount, sc.highHandlers)
+	if sc.handlerCount != 8 || sc.highHandlers != -1 || sc.lowBusyLimit != -1 {
+		t.Fatalf("handlers %d, high %d, LOW bound %d", sc.handlerCount, sc.highHandlers, sc.lowBusyLimit)
 	}
 	if so := sc.storage(); so.CacheSize != 2<<30 || so.WALSyncInterval != 250*time.Millisecond {
 		t.Fatalf("storage options: block cache %d, WAL sync interval %v; want 2 GiB and 250ms", so.CacheSize, so.WALSyncInterval)
@@ -65,6 +66,8 @@ func TestConfFlag(t *testing.T) {
 		{"hbase.quota.default.user.machine.read.num=0", "read.num=0"},
 		{"hbase.quota.default.user.machine.read.num=1.5", "read.num=1.5"},
 		{"hbase.regionserver.handler.count=0", "handler.count=0"},
+		{"weir.regionserver.low.busy.limit=-1", "low.busy.limit=-1"},
+		{"weir.regionserver.low.busy.limit=two", "low.busy.limit=two"},
 		{"no.such.key=1", "no.such.key"},
 		{"weir.storage.block.cache.size=1000", "block.cache.size=1000"},
 		{"weir.storage.block.cache.size=1g", "block.cache.size=1g"},

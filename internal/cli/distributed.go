@@ -256,6 +256,7 @@ func runRegionServer(args []string, stdout, stderr io.Writer) int {
 			RowCacheSize:         sc.rowCacheSize,
 			GC:                   sc.gc,
 			HighPriorityHandlers: sc.highHandlers,
+			LowBusyLimit:         sc.lowBusyLimit,
 			SpaceReportPeriod:    *spacePeriod,
 		})
 		if err != nil {

@@ -104,6 +104,7 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 		RowCacheSize:            sc.rowCacheSize,
 		GC:                      sc.gc,
 		HighHandlers:            sc.highHandlers,
+		LowBusyLimit:            sc.lowBusyLimit,
 		SpaceReportPeriod:       *spacePeriod,
 		HostIDs:                 hosts,
 		Logger:                  logger,

@@ -71,12 +71,13 @@ type Config struct {
 	Split regionserver.SplitConfig
 	// GC sets the region servers' automatic garbage passes.
 	GC regionserver.GCConfig
-	// QuotaDefaultUser, HandlerCount and HighHandlers are passed to every
-	// region server (regionserver.Config: QuotaDefaultUser, HandlerCount,
-	// HighPriorityHandlers).
+	// QuotaDefaultUser, HandlerCount, HighHandlers and LowBusyLimit are
+	// passed to every region server (regionserver.Config: QuotaDefaultUser,
+	// HandlerCount, HighPriorityHandlers, LowBusyLimit).
 	QuotaDefaultUser map[quota.ThrottleType]quota.Limit
 	HandlerCount     int
 	HighHandlers     int
+	LowBusyLimit     int
 	// WALHflush is hbase.wal.hsync=false for every region server
 	// (regionserver.Config.WALHflush).
 	WALHflush bool
@@ -204,6 +205,7 @@ func (c *Cluster) StartRegionServer(ctx context.Context, i int) error {
 		HandlerCount:       c.cfg.HandlerCount,
 
 		HighPriorityHandlers: c.cfg.HighHandlers,
+		LowBusyLimit:         c.cfg.LowBusyLimit,
 		WALHflush:            c.cfg.WALHflush,
 		RowCacheSize:         c.cfg.RowCacheSize,
 		// Space quotas: how often sizes are reported.

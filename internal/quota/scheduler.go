@@ -40,8 +40,16 @@ type Scheduler struct {
 	Slots       int
 	HighReserve int
 	// LowBusyLimit bounds the slots LOW calls hold while higher work is
-	// active; 0 or less: no bound (LOW is limited by Slots only).
+	// active; 0 or less: no bound (LOW is limited by Slots only), unless
+	// LowWaitsWhileBusy.
 	LowBusyLimit int
+	// LowWaitsWhileBusy makes the bound zero: while higher work is
+	// active, new LOW calls wait and running ones give their slot up at
+	// their next safe point (for at most MaxYield each time). Strict
+	// priority: HIGH work then meets no LOW work at all, but LOW does not
+	// get the processors higher work leaves idle, so the scheduler is no
+	// longer work-conserving while both are present.
+	LowWaitsWhileBusy bool
 	// BusyLinger is how long higher work counts as active after the last
 	// higher call ended (so that a closed-loop HIGH client's think time
 	// between calls does not lift the bound); 0: only while one is queued

@@ -43,11 +43,25 @@ func (s *Scheduler) Busy() bool {
 	return s.BusyLinger > 0 && end != 0 && s.now().UnixNano()-end < int64(s.BusyLinger)
 }
 
+// LowBounded reports whether LOW calls are bounded while higher work is
+// active (LowBusyLimit or LowWaitsWhileBusy): only then do their safe
+// points (Slot.Yield) have anything to do.
+func (s *Scheduler) LowBounded() bool { return s.LowWaitsWhileBusy || s.LowBusyLimit > 0 }
+
+// lowBound is how many slots LOW may hold while higher work is active,
+// when LowBounded.
+func (s *Scheduler) lowBound() int {
+	if s.LowWaitsWhileBusy {
+		return 0
+	}
+	return s.LowBusyLimit
+}
+
 // lowBelowBoundLocked reports whether one more LOW call may run: always
-// while no higher work is active, else while LOW holds fewer than
-// LowBusyLimit slots.
+// while no higher work is active, else while LOW holds fewer than its
+// bound.
 func (s *Scheduler) lowBelowBoundLocked() bool {
-	if s.LowBusyLimit <= 0 || s.mu.lowInUse < s.LowBusyLimit {
+	if !s.LowBounded() || s.mu.lowInUse < s.lowBound() {
 		return true
 	}
 	return !s.busyLocked()
@@ -72,7 +86,7 @@ func (s *Scheduler) higherDone(p int) {
 	if p == 2 && s.highs.Add(-1) == 0 {
 		s.highEnded()
 	}
-	if s.higher.Add(-1) != 0 || s.LowBusyLimit <= 0 {
+	if s.higher.Add(-1) != 0 || !s.LowBounded() {
 		return
 	}
 	s.mu.Lock()
@@ -112,7 +126,8 @@ func (s *Scheduler) maxYield() time.Duration {
 
 // Yield is a LOW call's safe point (between the rows of a scan): a cheap
 // atomic load while no higher work is active. While higher work is queued
-// or running, a LOW call beyond LowBusyLimit gives its slot up and queues
+// or running, a LOW call beyond its bound (LowBusyLimit; none with
+// LowWaitsWhileBusy) gives its slot up and queues
 // for it again (so running LOW work shrinks to the bound without waiting
 // for long calls to end), for at most MaxYield. One within the bound
 // pauses while a HIGH call is queued or executing (at most MaxPause), so
@@ -132,7 +147,7 @@ func (sl *Slot) Yield(ctx context.Context) {
 		s.mu.Unlock()
 		return
 	}
-	if s.LowBusyLimit <= 0 || s.mu.lowInUse <= s.LowBusyLimit {
+	if !s.LowBounded() || s.mu.lowInUse <= s.lowBound() {
 		s.mu.Unlock()
 		if !s.pauseWhileHigh(ctx) {
 			runtime.Gosched()

@@ -99,6 +99,51 @@ func TestSchedulerLowBoundedWhileHigherActive(t *testing.T) {
 	}
 }
 
+// TestSchedulerLowWaitsWhileBusy: with LowWaitsWhileBusy, no LOW call is
+// admitted while higher work runs or lingers, though slots are free; a
+// running LOW call gives its slot up at its safe point and gets it back
+// once the higher work ends; LOW alone still takes every slot.
+func TestSchedulerLowWaitsWhileBusy(t *testing.T) {
+	clk := &lingerClock{t: time.Unix(1000, 0)}
+	s := &Scheduler{Slots: 4, LowWaitsWhileBusy: true, BusyLinger: 20 * time.Millisecond, MaxYield: time.Minute, Now: clk.Now}
+	if !s.LowBounded() {
+		t.Fatal("LowBounded = false with LowWaitsWhileBusy")
+	}
+	running := mustSlot(t, s, "etl", PriorityLow) // no higher work yet
+	high := mustSlot(t, s, "web", PriorityHigh)
+	ch := acquireAsync(t, s, "etl", PriorityLow)
+	notAdmitted(t, ch)
+	yielded := make(chan struct{})
+	go func() {
+		running.Yield(context.Background())
+		close(yielded)
+	}()
+	waitFor(t, func() bool { return s.LowInUse() == 0 && s.Waiting() == 2 })
+	high.Release()
+	// Lingering: still no LOW.
+	notAdmitted(t, ch)
+	select {
+	case <-yielded:
+		t.Fatal("the yielding LOW call got its slot back within the linger")
+	default:
+	}
+	clk.Advance(20 * time.Millisecond)
+	low := <-ch
+	<-yielded
+	if s.LowInUse() != 2 {
+		t.Fatalf("after the linger: %d LOW in use, want 2", s.LowInUse())
+	}
+	low.Release()
+	running.Release()
+	var lows []*Slot
+	for range 4 {
+		lows = append(lows, mustSlot(t, s, "etl", PriorityLow))
+	}
+	for _, l := range lows {
+		l.Release()
+	}
+}
+
 // TestSchedulerLowAloneTakesAllSlots: work-conserving — with no higher
 // work seen (or seen longer than BusyLinger ago), LOW takes every slot.
 func TestSchedulerLowAloneTakesAllSlots(t *testing.T) {

@@ -106,6 +106,15 @@ type Config struct {
 	// slots beyond HandlerCount that only PRIORITY HIGH calls may take.
 	// Default DefaultHighPriorityHandlers (4); negative: none.
 	HighPriorityHandlers int
+	// LowBusyLimit is weir.regionserver.low.busy.limit: how many execution
+	// slots PRIORITY LOW calls may hold while HIGH or MEDIUM work is
+	// active (or was within the last 50 ms). Default: one fewer than the
+	// processors Go runs on, at least one, which keeps the server
+	// work-conserving. Negative: none; LOW work then waits while higher
+	// work is active (strict priority: a HIGH tenant's latency is as if
+	// LOW were absent, but LOW gets nothing while HIGH stays busy, even
+	// with processors idle).
+	LowBusyLimit int
 	// SpaceReportPeriod is weir.quota.space.report.period: how often the
 	// server reports its regions' sizes for space quotas (HBase's
 	// hbase.regionserver.quotas.region.size.reporting.chore.period).

@@ -66,7 +66,7 @@ func TestGateLowReadsNicedWhileHighActive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g.setSlots(4, 1)
+	g.setSlots(4, 1, 0)
 	defer g.lowPool.close()
 	applyTenants(t, g, quota.Change{User: "etl", Priority: "LOW"}, quota.Change{User: "web", Priority: "HIGH"})
 	serve := func(user string) *hbaserpc.Call {

@@ -83,7 +83,7 @@ func newTestGate(tb testing.TB, users int) (*quotaGate, []byte) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	g.slots = newSlots(DefaultHandlerCount, DefaultHighPriorityHandlers)
+	g.slots = newSlots(DefaultHandlerCount, DefaultHighPriorityHandlers, 0)
 	if err := g.apply(meta.QuotaState{Settings: st, RPCThrottle: true}); err != nil {
 		tb.Fatal(err)
 	}

@@ -120,7 +120,7 @@ func Start(ctx context.Context, cfg Config) (*RegionServer, error) {
 			_ = engine.Close()
 			return nil, err
 		}
-		rs.quota.setSlots(cfg.HandlerCount, cfg.HighPriorityHandlers)
+		rs.quota.setSlots(cfg.HandlerCount, cfg.HighPriorityHandlers, cfg.LowBusyLimit)
 		if st, err := rs.catalog.QuotaState(ctx); err != nil {
 			rs.log.Warn("regionserver: loading quota settings failed; the watch retries", "err", err)
 		} else if err := rs.quota.apply(st); err != nil {

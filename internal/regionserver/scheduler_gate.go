@@ -61,7 +61,7 @@ func (g *quotaGate) serveLow(ctx context.Context, c *hbaserpc.Call, req *quota.R
 		return hbaserpc.Response{}, err
 	}
 	defer sl.Release()
-	if g.slots.LowBusyLimit > 0 {
+	if g.slots.LowBounded() {
 		ctx = region.WithYielder(ctx, sl)
 	}
 	if g.lowPool == nil || (req.Kind != quota.KindRead && req.Kind != quota.KindScan) || !g.slots.Busy() {
@@ -107,21 +107,31 @@ func lowBusyLimit() int { return max(runtime.GOMAXPROCS(0)-1, 1) }
 const DefaultHighPriorityHandlers = 4
 
 // setSlots installs the scheduler of n slots plus high reserved for HIGH
-// calls, and the niced threads LOW reads run on (none for n < 0).
-func (g *quotaGate) setSlots(n, high int) {
-	g.slots = newSlots(n, high)
+// calls, LOW bounded to low slots while higher work is active (0: the
+// default, negative: none), and the niced threads LOW reads run on (none
+// for n < 0).
+func (g *quotaGate) setSlots(n, high, low int) {
+	g.slots = newSlots(n, high, low)
 	if n >= 0 {
 		g.lowPool = newLowPool(max(n, 1))
 	}
 }
 
 // newSlots returns the scheduler for n execution slots plus high reserved
-// for HIGH calls (nil, no bound, for n < 0).
-func newSlots(n, high int) *quota.Scheduler {
+// for HIGH calls and LOW's bound low (Config.LowBusyLimit), or nil (no
+// bound) for n < 0.
+func newSlots(n, high, low int) *quota.Scheduler {
 	if n < 0 {
 		return nil
 	}
-	return &quota.Scheduler{Slots: n, HighReserve: high, LowBusyLimit: lowBusyLimit(), BusyLinger: lowBusyLinger}
+	s := &quota.Scheduler{Slots: n, HighReserve: high, LowBusyLimit: low, BusyLinger: lowBusyLinger}
+	switch {
+	case low == 0:
+		s.LowBusyLimit = lowBusyLimit()
+	case low < 0:
+		s.LowBusyLimit, s.LowWaitsWhileBusy = 0, true
+	}
+	return s
 }
 
 // QuotaTenant returns the scheduling class and weight the server applies

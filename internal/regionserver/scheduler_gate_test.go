@@ -56,7 +56,7 @@ func TestGateSchedulesByPriorityAndWeight(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g.slots = newSlots(1, 0)
+	g.slots = newSlots(1, 0, 0)
 	applyTenants(t, g, quota.Change{User: "etl", Priority: "LOW"}, quota.Change{User: "web", Priority: "HIGH"},
 		quota.Change{User: "a", Weight: 3}, quota.Change{User: "b", Weight: 1})
 	var wg sync.WaitGroup
@@ -100,7 +100,7 @@ func TestGateWorkConserving(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g.slots = newSlots(3, 0)
+	g.slots = newSlots(3, 0, 0)
 	st, err := (quota.Settings{}).Apply(quota.Change{User: "etl", Priority: "LOW"})
 	if err != nil {
 		t.Fatal(err)
@@ -156,8 +156,14 @@ func (h *yieldingHandler) Serve(ctx context.Context, c *hbaserpc.Call) (hbaserpc
 // at most the bound of slots though more are free; when it ends, they all
 // run (work-conserving).
 func TestGateBoundsLowWhileHighRuns(t *testing.T) {
-	if got, want := newSlots(30, 4).LowBusyLimit, max(runtime.GOMAXPROCS(0)-1, 1); got != want {
+	if got, want := newSlots(30, 4, 0).LowBusyLimit, max(runtime.GOMAXPROCS(0)-1, 1); got != want {
 		t.Fatalf("default LOW bound %d, want GOMAXPROCS-1 = %d", got, want)
+	}
+	if s := newSlots(30, 4, 3); s.LowBusyLimit != 3 || s.LowWaitsWhileBusy {
+		t.Fatalf("LOW bound 3: got %d, waits %v", s.LowBusyLimit, s.LowWaitsWhileBusy)
+	}
+	if s := newSlots(30, 4, -1); !s.LowWaitsWhileBusy || !s.LowBounded() {
+		t.Fatalf("LOW bound none: waits %v, bounded %v", s.LowWaitsWhileBusy, s.LowBounded())
 	}
 	h := &yieldingHandler{blockingHandler{started: make(chan struct{}, 8), release: make(chan struct{})}, make(chan struct{})}
 	g, err := newQuotaGate(h, quota.Config{}, "", true, func(string, ...any) {})
