@@ -32,6 +32,11 @@ on another machine when the clients share the server's cores, and
 it never keeps a core that H's client or the server wakes up on.
 --low-alone adds two phases of prio_low alone (without priorities, and at
 PRIORITY LOW) to show that LOW work alone gets the whole server.
+
+The region server decides how much LOW work runs while HIGH work is
+active: by default LOW keeps using the cores HIGH leaves idle
+(work-conserving); started with -D weir.regionserver.low.busy.limit=0 it
+holds LOW back entirely while HIGH is active (strict priority).
 `
 
 // runPriorityStudy runs `weir bench priority-study`.
