@@ -146,6 +146,19 @@ func (sc serverConf) storage() storage.Options {
 	return storage.Options{CacheSize: sc.blockCacheSize, WALSyncInterval: sc.walSyncInterval}
 }
 
+// slotCount parses a count of slots that may be zero, which
+// regionserver.Config spells -1 (its 0 means the default).
+func slotCount(k, v, what string) (int, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("-D %s=%s: want a number of %s, 0 or more", k, v, what)
+	}
+	if n == 0 {
+		return -1, nil
+	}
+	return n, nil
+}
+
 // parse checks every key and value; an unknown key or a bad value is an
 // error naming it.
 func (c confFlag) parse() (serverConf, error) {
@@ -153,25 +166,19 @@ func (c confFlag) parse() (serverConf, error) {
 	for _, k := range slices.Sorted(maps.Keys(c)) {
 		v := c[k]
 		if k == "weir.regionserver.low.busy.limit" {
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 0 {
-				return sc, fmt.Errorf("-D %s=%s: want a number of execution slots, 0 or more", k, v)
+			n, err := slotCount(k, v, "execution slots")
+			if err != nil {
+				return sc, err
 			}
 			sc.lowBusyLimit = n
-			if n == 0 {
-				sc.lowBusyLimit = -1 // none; 0 in regionserver.Config means the default
-			}
 			continue
 		}
 		if k == "weir.regionserver.high.priority.handler.count" {
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 0 {
-				return sc, fmt.Errorf("-D %s=%s: want a number of handlers, 0 or more", k, v)
+			n, err := slotCount(k, v, "handlers")
+			if err != nil {
+				return sc, err
 			}
 			sc.highHandlers = n
-			if n == 0 {
-				sc.highHandlers = -1 // none; 0 in regionserver.Config means the default
-			}
 			continue
 		}
 		if k == "weir.storage.block.cache.size" {
