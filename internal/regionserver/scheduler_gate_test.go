@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+	"time"
 
 	"google.golang.org/protobuf/proto"
 
@@ -192,6 +193,44 @@ func TestGateBoundsLowWhileHighRuns(t *testing.T) {
 	}
 	if g.slots.LowInUse() != 3 || g.slots.Waiting() != 0 {
 		t.Fatalf("HIGH ended: %d LOW in use, %d waiting; want 3, 0", g.slots.LowInUse(), g.slots.Waiting())
+	}
+	close(h.release)
+	wg.Wait()
+}
+
+// TestGateStrictLowWaitsWhileHighRuns: with weir.regionserver.low.busy.limit
+// 0 (newSlots' low < 0), no LOW call runs while a HIGH call does, though
+// slots are free; once HIGH has been gone for the linger, they all run.
+func TestGateStrictLowWaitsWhileHighRuns(t *testing.T) {
+	h := &yieldingHandler{blockingHandler{started: make(chan struct{}, 8), release: make(chan struct{})}, make(chan struct{})}
+	g, err := newQuotaGate(h, quota.Config{}, "", true, func(string, ...any) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.slots = newSlots(4, 0, -1)
+	applyTenants(t, g, quota.Change{User: "etl", Priority: "LOW"}, quota.Change{User: "web", Priority: "HIGH"})
+	var wg sync.WaitGroup
+	serve := server(t, g, &wg)
+	serve("web")
+	<-h.started
+	for range 2 {
+		serve("etl")
+	}
+	for deadline := time.Now().Add(5 * time.Second); g.slots.Waiting()+g.slots.LowInUse() != 2; {
+		if time.Now().After(deadline) {
+			t.Fatalf("the two LOW calls neither queued nor ran: %d waiting, %d LOW in use", g.slots.Waiting(), g.slots.LowInUse())
+		}
+		runtime.Gosched()
+	}
+	if g.slots.InUse() != 1 || g.slots.LowInUse() != 0 {
+		t.Fatalf("HIGH running: %d in use, %d LOW; want 1, 0", g.slots.InUse(), g.slots.LowInUse())
+	}
+	close(h.web)
+	for range 2 {
+		<-h.started // after the linger, without any other call
+	}
+	if g.slots.LowInUse() != 2 || g.slots.Waiting() != 0 {
+		t.Fatalf("HIGH gone: %d LOW in use, %d waiting; want 2, 0", g.slots.LowInUse(), g.slots.Waiting())
 	}
 	close(h.release)
 	wg.Wait()
