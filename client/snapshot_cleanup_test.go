@@ -16,17 +16,7 @@ import (
 // or with time left stay.
 func TestSnapshotCleanup(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	c, err := cluster.Start(ctx, cluster.Config{DataDir: dir, RegionServers: 2, SnapshotCleanerInterval: 100 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	conn, err := client.Connect(ctx, c.MasterAddr(), client.WithOperationTimeout(20*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = conn.Close() })
+	_, conn, dir := snapClusterWith(t, cluster.Config{RegionServers: 2, SnapshotCleanerInterval: 100 * time.Millisecond})
 	adm := conn.Admin()
 	if err := adm.CreateTable(ctx, client.TableDescriptor{Name: "src", Families: []client.FamilyDescriptor{{Name: "f"}}},
 		[][]byte{b("m")}); err != nil {

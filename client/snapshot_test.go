@@ -21,10 +21,17 @@ import (
 // restart its servers) and a connection to it.
 func snapCluster(t *testing.T, n int, log *slog.Logger) (*cluster.Cluster, *client.Conn, string) {
 	t.Helper()
+	return snapClusterWith(t, cluster.Config{RegionServers: n, Logger: log})
+}
+
+// snapClusterWith is snapCluster for cfg, in a data directory of its own.
+func snapClusterWith(t *testing.T, cfg cluster.Config) (*cluster.Cluster, *client.Conn, string) {
+	t.Helper()
 	dir := t.TempDir()
+	cfg.DataDir = dir
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c, err := cluster.Start(ctx, cluster.Config{DataDir: dir, RegionServers: n, Logger: log})
+	c, err := cluster.Start(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

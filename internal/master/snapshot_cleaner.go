@@ -41,23 +41,22 @@ func (m *Master) snapshotCleanerLoop(ctx context.Context) {
 }
 
 // cleanExpiredSnapshots deletes the completed snapshots expired at now,
-// unless the switch is off, and returns how many it deleted. Snapshots
-// still being taken are left to the snapshot's own procedure.
-func (m *Master) cleanExpiredSnapshots(ctx context.Context, now time.Time) int {
+// unless the switch is off. Snapshots still being taken are left to the
+// snapshot's own procedure.
+func (m *Master) cleanExpiredSnapshots(ctx context.Context, now time.Time) {
 	on, err := m.catalog.SnapshotCleanupEnabled(ctx)
 	if err != nil {
 		m.log.Warn("master: reading the snapshot cleanup switch failed", "err", err)
-		return 0
+		return
 	}
 	if !on {
-		return 0
+		return
 	}
 	list, err := m.catalog.ListSnapshots(ctx)
 	if err != nil {
 		m.log.Warn("master: listing snapshots for the cleaner failed", "err", err)
-		return 0
+		return
 	}
-	n := 0
 	for _, s := range list {
 		if s.State != meta.SnapshotComplete || !snapshotExpired(s, now) {
 			continue
@@ -65,9 +64,7 @@ func (m *Master) cleanExpiredSnapshots(ctx context.Context, now time.Time) int {
 		m.dropSnapshot(ctx, s)
 		m.log.Info("master: expired snapshot deleted", "snapshot", s.Name, "ttl_s", s.TTL,
 			"created", time.UnixMilli(s.CreatedMs).UTC())
-		n++
 	}
-	return n
 }
 
 func switchSnapshotCleanup(ctx context.Context, m *Master, p []byte) (proto.Message, error) {

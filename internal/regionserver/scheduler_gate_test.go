@@ -166,13 +166,7 @@ func TestGateBoundsLowWhileHighRuns(t *testing.T) {
 	if s := newSlots(30, 4, -1); !s.LowWaitsWhileBusy || !s.LowBounded() {
 		t.Fatalf("LOW bound none: waits %v, bounded %v", s.LowWaitsWhileBusy, s.LowBounded())
 	}
-	h := &yieldingHandler{blockingHandler{started: make(chan struct{}, 8), release: make(chan struct{})}, make(chan struct{})}
-	g, err := newQuotaGate(h, quota.Config{}, "", true, func(string, ...any) {})
-	if err != nil {
-		t.Fatal(err)
-	}
-	g.slots = &quota.Scheduler{Slots: 4, LowBusyLimit: 1}
-	applyTenants(t, g, quota.Change{User: "etl", Priority: "LOW"}, quota.Change{User: "web", Priority: "HIGH"})
+	h, g := lowHighGate(t, &quota.Scheduler{Slots: 4, LowBusyLimit: 1})
 	var wg sync.WaitGroup
 	serve := server(t, g, &wg)
 	serve("web")
@@ -202,13 +196,7 @@ func TestGateBoundsLowWhileHighRuns(t *testing.T) {
 // 0 (newSlots' low < 0), no LOW call runs while a HIGH call does, though
 // slots are free; once HIGH has been gone for the linger, they all run.
 func TestGateStrictLowWaitsWhileHighRuns(t *testing.T) {
-	h := &yieldingHandler{blockingHandler{started: make(chan struct{}, 8), release: make(chan struct{})}, make(chan struct{})}
-	g, err := newQuotaGate(h, quota.Config{}, "", true, func(string, ...any) {})
-	if err != nil {
-		t.Fatal(err)
-	}
-	g.slots = newSlots(4, 0, -1)
-	applyTenants(t, g, quota.Change{User: "etl", Priority: "LOW"}, quota.Change{User: "web", Priority: "HIGH"})
+	h, g := lowHighGate(t, newSlots(4, 0, -1))
 	var wg sync.WaitGroup
 	serve := server(t, g, &wg)
 	serve("web")
@@ -234,6 +222,20 @@ func TestGateStrictLowWaitsWhileHighRuns(t *testing.T) {
 	}
 	close(h.release)
 	wg.Wait()
+}
+
+// lowHighGate returns a gate with slots over a yieldingHandler, user etl
+// at PRIORITY LOW and web at HIGH.
+func lowHighGate(t *testing.T, slots *quota.Scheduler) (*yieldingHandler, *quotaGate) {
+	t.Helper()
+	h := &yieldingHandler{blockingHandler{started: make(chan struct{}, 8), release: make(chan struct{})}, make(chan struct{})}
+	g, err := newQuotaGate(h, quota.Config{}, "", true, func(string, ...any) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.slots = slots
+	applyTenants(t, g, quota.Change{User: "etl", Priority: "LOW"}, quota.Change{User: "web", Priority: "HIGH"})
+	return h, g
 }
 
 // applyTenants installs the quota settings changes give.
