@@ -121,3 +121,47 @@ func growBytes(dst []byte, n int) []byte {
 	copy(nb, dst)
 	return nb
 }
+
+// ErrCorruptKeyValue is returned (wrapped) by DecodeKeyValue for bytes
+// that are not a length-prefixed KeyValue.
+var ErrCorruptKeyValue = errors.New("cell: corrupt KeyValue")
+
+// DecodeKeyValue decodes the length-prefixed KeyValue at the start of b, as
+// AppendKeyValue writes it, and returns it and its length in b. The cell's
+// slices alias b.
+func DecodeKeyValue(b []byte) (Cell, int, error) {
+	if len(b) < 12 {
+		return Cell{}, 0, fmt.Errorf("%w: %d bytes, shorter than the lengths", ErrCorruptKeyValue, len(b))
+	}
+	total := uint64(binary.BigEndian.Uint32(b))
+	keyLen := uint64(binary.BigEndian.Uint32(b[4:]))
+	valLen := uint64(binary.BigEndian.Uint32(b[8:]))
+	if total != 8+keyLen+valLen || 4+total > uint64(len(b)) {
+		return Cell{}, 0, fmt.Errorf("%w: length %d (key %d, value %d) in %d bytes", ErrCorruptKeyValue, total, keyLen, valLen, len(b))
+	}
+	if keyLen < 2+1+8+1 {
+		return Cell{}, 0, fmt.Errorf("%w: key of %d bytes", ErrCorruptKeyValue, keyLen)
+	}
+	key := b[12 : 12+keyLen]
+	rowLen := uint64(binary.BigEndian.Uint16(key))
+	if 2+rowLen+1+8+1 > keyLen {
+		return Cell{}, 0, fmt.Errorf("%w: row of %d bytes in a %d-byte key", ErrCorruptKeyValue, rowLen, keyLen)
+	}
+	p := 2 + rowLen
+	famLen := uint64(key[p])
+	p++
+	if p+famLen+8+1 > keyLen {
+		return Cell{}, 0, fmt.Errorf("%w: family of %d bytes in a %d-byte key", ErrCorruptKeyValue, famLen, keyLen)
+	}
+	tail := keyLen - 9
+	c := Cell{
+		Row:       key[2 : 2+rowLen : 2+rowLen],
+		Family:    key[p : p+famLen : p+famLen],
+		Qualifier: key[p+famLen : tail : tail],
+		Timestamp: int64(binary.BigEndian.Uint64(key[tail:])),
+		Type:      Type(key[tail+8]),
+	}
+	end := 12 + keyLen + valLen
+	c.Value = b[12+keyLen : end : end]
+	return c, int(end), nil
+}

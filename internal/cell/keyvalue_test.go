@@ -68,3 +68,63 @@ func TestCheckKeyValue(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeKeyValue decodes what AppendKeyValue wrote, one KeyValue after
+// another, and names what is wrong with truncated or inconsistent bytes.
+func TestDecodeKeyValue(t *testing.T) {
+	cells := []Cell{
+		{Row: []byte("row"), Family: []byte("f"), Qualifier: []byte("qq"), Timestamp: 7, Type: TypePut, Value: []byte("value")},
+		{Row: []byte("r"), Family: nil, Qualifier: nil, Timestamp: 0, Type: TypeDeleteFamily, Value: nil},
+		{Row: bytes.Repeat([]byte("r"), MaxKeyValueRowLength), Family: bytes.Repeat([]byte("f"), MaxKeyValueFamilyLength),
+			Qualifier: []byte("q"), Timestamp: 1 << 40, Type: TypeDelete, Value: bytes.Repeat([]byte("v"), 300)},
+	}
+	var block []byte
+	for _, c := range cells {
+		block = AppendKeyValue(block, c.Row, c.Family, c.Qualifier, c.Timestamp, c.Type, c.Value)
+	}
+	for i, rest := 0, block; len(rest) > 0; i++ {
+		c, n, err := DecodeKeyValue(rest)
+		if err != nil {
+			t.Fatalf("cell %d: %v", i, err)
+		}
+		if want := cells[i]; Compare(&c, &want) != 0 || !bytes.Equal(c.Value, want.Value) {
+			t.Fatalf("cell %d: got %v, want %v", i, c, want)
+		}
+		rest = rest[n:]
+	}
+	one := AppendKeyValue(nil, []byte("row"), []byte("f"), []byte("q"), 1, TypePut, []byte("v"))
+	for _, tc := range []struct {
+		name string
+		b    []byte
+		want string
+	}{
+		{"short", one[:11], "shorter than the lengths"},
+		{"truncated", one[:len(one)-1], "length"},
+		{"row past key", func() []byte { b := bytes.Clone(one); b[12], b[13] = 0, 200; return b }(), "row of 200 bytes"},
+		{"family past key", func() []byte { b := bytes.Clone(one); b[17] = 100; return b }(), "family of 100 bytes"},
+	} {
+		_, _, err := DecodeKeyValue(tc.b)
+		if !errors.Is(err, ErrCorruptKeyValue) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want ErrCorruptKeyValue naming %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// FuzzDecodeKeyValue: DecodeKeyValue never panics, stays within its input,
+// and what it decodes encodes back to the same bytes.
+func FuzzDecodeKeyValue(f *testing.F) {
+	f.Add(AppendKeyValue(nil, []byte("row"), []byte("f"), []byte("q"), 1, TypePut, []byte("v")))
+	f.Add(AppendKeyValue(nil, nil, nil, nil, 0, TypeDeleteFamily, nil))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		c, n, err := DecodeKeyValue(b)
+		if err != nil {
+			return
+		}
+		if n <= 0 || n > len(b) {
+			t.Fatalf("consumed %d of %d bytes", n, len(b))
+		}
+		if got := AppendKeyValue(nil, c.Row, c.Family, c.Qualifier, c.Timestamp, c.Type, c.Value); !bytes.Equal(got, b[:n]) {
+			t.Fatalf("re-encoded %x, decoded from %x", got, b[:n])
+		}
+	})
+}

@@ -3,6 +3,7 @@ package region
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -99,11 +100,13 @@ func (r *Region) collectGarbage(ctx context.Context, mode gcMode) (GCStats, erro
 	var st GCStats
 	now := r.opts.Now()
 	desc := r.Descriptor()
-	it, err := r.engine.NewIter(storage.IterOptions{Lower: r.lower, Upper: r.upper})
+	store, err := r.engine.NewIter(storage.IterOptions{Lower: r.lower, Upper: r.upper})
 	if err != nil {
 		return st, err
 	}
-	defer it.Close()
+	defer store.Close()
+	var it cellIter
+	it.reset(store)
 	var rowKeys []gcKey
 	var arena, prefix []byte
 	chunk := time.Now()
@@ -121,18 +124,15 @@ func (r *Region) collectGarbage(ctx context.Context, mode gcMode) (GCStats, erro
 		}
 		st.RowsScanned++
 		prefix = append(prefix[:0], it.Key()[:storage.RowPrefixLen(it.Key())]...)
-		rowKeys, arena, err = collectRowKeys(it, prefix, rowKeys[:0], arena[:0])
+		rowKeys, arena, err = collectRowKeys(&it, prefix, rowKeys[:0], arena[:0], false)
 		if err != nil {
 			return st, err
 		}
 		st.CellsScanned += int64(len(rowKeys))
 		ok = it.Valid()
 		garbage := len(gcRow(rowKeys, desc, now))
-		if garbage == 0 {
-			continue
-		}
 		st.Garbage += int64(garbage)
-		if mode == gcSurvey {
+		if mode == gcSurvey || (garbage == 0 && !r.imageDue(rowKeys)) {
 			continue
 		}
 		if mode == gcCleanGated {
@@ -152,34 +152,71 @@ func (r *Region) collectGarbage(ctx context.Context, mode gcMode) (GCStats, erro
 	return st, it.Error()
 }
 
-// cleanRow re-reads one row under its exclusive lock and deletes its
-// garbage.
+// cleanRow re-reads one row under its exclusive lock, deletes its garbage
+// and writes what is left as the row's image (rowimage.go) when it fits
+// one; a row that does not keeps its cells as keys of their own, an image
+// it had included.
 func (r *Region) cleanRow(ctx context.Context, prefix, row []byte, desc *TableDescriptor, now int64) (int64, error) {
 	held, err := r.locks.acquire(ctx, []lockRequest{{stripe: stripeOf(row), exclusive: true}}, r.opts.RowLockTimeout)
 	if err != nil {
 		return 0, err
 	}
 	defer held.release()
-	it, err := r.engine.NewIter(storage.IterOptions{Lower: prefix, Upper: storage.RowUpperBound(nil, prefix)})
+	store, err := r.engine.NewIter(storage.IterOptions{Lower: prefix, Upper: storage.RowUpperBound(nil, prefix)})
 	if err != nil {
 		return 0, err
 	}
-	defer it.Close()
+	defer store.Close()
+	var it cellIter
+	it.reset(store)
 	it.First()
-	keys, _, err := collectRowKeys(it, prefix, nil, nil)
+	keys, _, err := collectRowKeys(&it, prefix, nil, nil, true)
 	if err != nil {
 		return 0, err
 	}
 	drops := gcRow(keys, desc, now)
-	if len(drops) == 0 {
-		return 0, nil
+	var kept []imageCell
+	hadImage, stored := false, false
+	for i, j := 0, 0; i < len(keys); i++ {
+		k := &keys[i]
+		hadImage = hadImage || k.fromImage
+		stored = stored || !k.fromImage
+		if k.dropped = j < len(drops) && bytes.Equal(drops[j], k.key); k.dropped {
+			j++
+			continue
+		}
+		kept = append(kept, imageCell{family: k.k.Family, qualifier: k.k.Qualifier, ts: k.k.Timestamp,
+			typ: cell.Type(k.k.Type), value: k.value})
+	}
+	image := r.imagesOn() && imageFits(row, kept)
+	if len(drops) == 0 && !(image && stored) {
+		return 0, nil // clean, and an image already or never one
 	}
 	b := r.engine.NewBatch()
 	defer b.Close()
-	for _, key := range drops {
-		if err := b.Delete(key); err != nil {
-			return 0, err
+	var ops []error
+	if image {
+		ops = append(ops, b.Set(prefix, appendImage(nil, row, kept)))
+		for i := range keys {
+			if !keys[i].fromImage {
+				ops = append(ops, b.Delete(keys[i].key))
+			}
 		}
+	} else {
+		if hadImage {
+			ops = append(ops, b.Delete(prefix))
+		}
+		for i := range keys {
+			switch k := &keys[i]; {
+			case k.fromImage && !k.dropped:
+				ops = append(ops, b.Set(k.key, k.value))
+			case !k.fromImage && k.dropped:
+				ops = append(ops, b.Delete(k.key))
+			}
+		}
+	}
+	if err := errors.Join(ops...); err != nil {
+		return 0, err
 	}
 	// Garbage removal need not be synced: if a crash loses it, the next
 	// pass finds the same garbage. The batch keeps one row's edits atomic.
@@ -195,30 +232,63 @@ func (r *Region) cleanRow(ctx context.Context, prefix, row []byte, desc *TableDe
 	return int64(len(drops)), nil
 }
 
-// gcKey is one stored key of a row, decoded.
+// imagesOn reports whether the region writes row images. hbase:meta's
+// regions (Options.RowOrder) keep one key per cell: their images would
+// hold the rows as stored, not as read.
+func (r *Region) imagesOn() bool { return r.opts.RowOrder == nil && !r.opts.NoRowImages }
+
+// imageDue reports whether a cleaning pass rewrites a row without garbage:
+// it has keys of their own, which an image would take in.
+func (r *Region) imageDue(keys []gcKey) bool {
+	if !r.imagesOn() {
+		return false
+	}
+	for i := range keys {
+		if !keys[i].fromImage {
+			return true
+		}
+	}
+	return false
+}
+
+// gcKey is one cell of a row, decoded: a key of its own or its image's.
 type gcKey struct {
 	key []byte
 	k   storage.CellKey
+	// fromImage: the cell is the row image's (celliter.go).
+	fromImage bool
+	// value, when collected; dropped, when cleanRow drops the cell.
+	value   []byte
+	dropped bool
 }
 
-// collectRowKeys appends the keys of the row of prefix, from the
-// iterator's position on, to out, their bytes copied into arena (which a
-// pass reuses from row to row: the keys live until the next row).
-func collectRowKeys(it *storage.Iterator, prefix []byte, out []gcKey, arena []byte) ([]gcKey, []byte, error) {
+// collectRowKeys appends the cells of the row of prefix, from the
+// iterator's position on, to out, their keys (and values, if asked)
+// copied into arena (which a pass reuses from row to row: the keys live
+// until the next row).
+func collectRowKeys(it *cellIter, prefix []byte, out []gcKey, arena []byte, values bool) ([]gcKey, []byte, error) {
 	for ; it.Valid() && bytes.HasPrefix(it.Key(), prefix); it.Next() {
+		var v []byte
+		if values {
+			var err error
+			if v, err = it.Value(); err != nil {
+				return out, arena, err
+			}
+		}
 		// Never grown in place under keys already taken: a full arena is
 		// replaced, and the keys before stay in the old one.
-		if len(arena)+len(it.Key()) > cap(arena) {
-			arena = make([]byte, 0, max(4096, 2*cap(arena), len(it.Key())))
+		if n := len(it.Key()) + len(v); len(arena)+n > cap(arena) {
+			arena = make([]byte, 0, max(4096, 2*cap(arena), n))
 		}
 		start := len(arena)
 		arena = append(arena, it.Key()...)
 		key := arena[start:len(arena):len(arena)]
+		arena = append(arena, v...)
 		k, err := storage.DecodeCellKey(key)
 		if err != nil {
 			return out, arena, fmt.Errorf("region: garbage pass: %w", err)
 		}
-		out = append(out, gcKey{key: key, k: k})
+		out = append(out, gcKey{key: key, k: k, fromImage: it.fromImage, value: arena[len(key)+start : len(arena) : len(arena)]})
 	}
 	return out, arena, it.Error()
 }

@@ -74,6 +74,12 @@ func (rr *rowReader) readRowAt(rowPrefix []byte, out []cell.Cell) ([]cell.Cell, 
 		rr.noteGarbage()
 		return out, err
 	}
+	if f == nil && rr.it.fromImage {
+		// The image decoded its row already.
+		out, err := rr.read(rowPrefix, rr.it.imageRow(), out)
+		rr.noteGarbage()
+		return out, err
+	}
 	k, err := storage.DecodeCellKey(rr.it.Key())
 	if err != nil {
 		return out, err

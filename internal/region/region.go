@@ -70,6 +70,10 @@ type Options struct {
 	// ClockHigh, so a write right after the hand-over never lands on the
 	// version of one just before it. Default 0.
 	ClockFloor int64
+	// NoRowImages keeps every cell in a key of its own: garbage passes
+	// write no row images (rowimage.go). Default false: a major compaction
+	// stores each row that fits as one image.
+	NoRowImages bool
 }
 
 // RowOrder maps rows to stored row keys whose byte order is the order

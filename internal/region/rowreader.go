@@ -24,7 +24,8 @@ import (
 type rowReader struct {
 	r  *Region
 	q  *query
-	it *storage.Iterator
+	it *cellIter
+	ci cellIter // what it points to
 
 	// per-row state
 	rowPrefix []byte
@@ -91,13 +92,18 @@ type rowReader struct {
 }
 
 func newRowReader(r *Region, q *query, it *storage.Iterator) *rowReader {
-	return &rowReader{r: r, q: q, it: it}
+	rr := &rowReader{r: r, q: q}
+	rr.ci.reset(it)
+	rr.it = &rr.ci
+	return rr
 }
 
 // reset readies a reader for another read, keeping its scratch buffers.
 // The arena is dropped: cells already returned own it.
 func (rr *rowReader) reset(r *Region, q *query, it *storage.Iterator) {
-	rr.r, rr.q, rr.it = r, q, it
+	rr.r, rr.q = r, q
+	rr.ci.reset(it)
+	rr.it = &rr.ci
 	rr.arena, rr.arenaChunk = nil, 0
 	rr.cur = cell.Cell{}
 	rr.nextHint = nil
@@ -136,8 +142,14 @@ func (rr *rowReader) read(rowPrefix, row []byte, out []cell.Cell) ([]cell.Cell, 
 	// read (no filter, no per-family limit or offset), the common Get.
 	plain := rr.q.filter == nil && rr.q.storeLimit <= 0 && rr.q.storeOffset == 0
 	raw, tr := rr.q.raw, rr.q.tr
-	first := true
 	it := rr.it
+	if plain && !raw && it.fromImage {
+		out, done, err := rr.readImage(out)
+		if done || err != nil {
+			return out, err
+		}
+	}
+	first := true
 	var k storage.CellKey
 	for it.Valid() {
 		key := it.Key()
@@ -244,6 +256,51 @@ func (rr *rowReader) read(rowPrefix, row []byte, out []cell.Cell) ([]cell.Cell, 
 		}
 	}
 	return out, it.Error()
+}
+
+// readImage reads a row stored as one image and nothing else, when the
+// read returns all of its cells as they are: no delete marker, no more
+// versions of a column than the read and the family keep, every cell in
+// the time range and alive, every family of the image wanted whole. The
+// image's KeyValues then go into the cellblock in one copy, or decode
+// into cells. It reports whether it read the row.
+func (rr *rowReader) readImage(out []cell.Cell) ([]cell.Cell, bool, error) {
+	h, ok := rr.it.wholeImage()
+	if !ok || h.markers || !rr.q.tr.Contains(h.minTS) || !rr.q.tr.Contains(h.maxTS) {
+		return out, false, nil
+	}
+	for _, f := range h.families {
+		fd := rr.q.desc.Family(f)
+		if fd == nil || h.maxColumnVersions > min(rr.q.maxVersions, fd.MaxVersions) {
+			return out, false, nil
+		}
+		if want, quals := rr.q.wantFamily(f); !want || quals != nil {
+			return out, false, nil
+		}
+		if ttl := fd.ttlMillis(); ttl > 0 && h.minTS < rr.q.nowMillis()-ttl {
+			return out, false, nil
+		}
+	}
+	if err := checkImageBlock(h); err != nil {
+		return out, true, fmt.Errorf("region: row %q: %w", rr.row, err)
+	}
+	rr.maxTS = h.maxTS
+	if rr.kv != nil {
+		rr.kv.buf = append(rr.kv.buf, h.block...)
+		rr.kv.cells += h.cells
+	} else {
+		for block := rr.ownBytes(h.block); len(block) > 0; {
+			c, rest, err := decodeImageCell(block, rr.row)
+			if err != nil {
+				return out, true, fmt.Errorf("region: row %q: %w", rr.row, err)
+			}
+			c.Row = rr.row
+			out = append(out, c)
+			block = rest
+		}
+	}
+	rr.it.skipImage()
+	return out, true, nil
 }
 
 // marker handles a delete marker: a raw read returns it (if in the time

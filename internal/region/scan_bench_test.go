@@ -93,10 +93,22 @@ func benchScans(ctx context.Context, b *testing.B, r *Region, rows int) {
 // BenchmarkScan100KV is BenchmarkScan100 through NextKV, the region
 // server's path: the rows encoded as a KeyValue cellblock into a reused
 // buffer, no cells.
-func BenchmarkScan100KV(b *testing.B) {
+func BenchmarkScan100KV(b *testing.B) { benchScanKV(b, false) }
+
+// BenchmarkScan100KVImages is BenchmarkScan100KV after a major
+// compaction: each row is one row image (rowimage.go), copied whole into
+// the cellblock.
+func BenchmarkScan100KVImages(b *testing.B) { benchScanKV(b, true) }
+
+func benchScanKV(b *testing.B, major bool) {
 	ctx := context.Background()
 	const rows = 10000
 	r := loadedBenchRegion(b, rows, false)
+	if major {
+		if err := r.Compact(ctx, true); err != nil {
+			b.Fatal(err)
+		}
+	}
 	b.ReportAllocs()
 	stop := cpumeter.Start(b)
 	defer stop()

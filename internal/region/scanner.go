@@ -364,7 +364,7 @@ func (s *Scanner) takeBatch(b *ScanBatch) {
 // nextRow appends the next row in scan order to out; nothing appended with
 // s.done false means the row was filtered out.
 func (s *Scanner) nextRow(out []cell.Cell) ([]cell.Cell, error) {
-	it := s.it
+	it := s.rr.it
 	var ok bool
 	switch {
 	case s.scan.Reversed:

@@ -137,6 +137,27 @@ func AppendCellKey(dst []byte, table uint32, row, family, qualifier []byte, ts i
 	return AppendVersionSuffix(dst, ts, typ)
 }
 
+// AppendCellKeyInRow is AppendCellKey for a row whose prefix
+// (AppendRowPrefix) is at hand.
+func AppendCellKeyInRow(dst, rowPrefix, family, qualifier []byte, ts int64, typ uint8) []byte {
+	dst = appendEscaped(append(dst, rowPrefix...), family)
+	if isFamilyType(typ) {
+		dst = append(dst, tagFam)
+	} else {
+		dst = append(dst, tagCol)
+		dst = appendEscaped(dst, qualifier)
+	}
+	return AppendVersionSuffix(dst, ts, typ)
+}
+
+// IsRowKey reports whether key is a row prefix alone (AppendRowPrefix),
+// which the store uses as the key of a row's image: it sorts before every
+// cell key of the row and has the row's Split.
+func IsRowKey(key []byte) bool {
+	n := len(key)
+	return n >= TableIDLen+2 && key[n-2] == escByte && key[n-1] == escTerm && RowPrefixLen(key) == n
+}
+
 // AppendVersionSuffix appends the timestamp and type that end a cell key.
 func AppendVersionSuffix(dst []byte, ts int64, typ uint8) []byte {
 	dst = binary.BigEndian.AppendUint64(dst, ^uint64(ts))

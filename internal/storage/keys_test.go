@@ -433,3 +433,34 @@ func TestDecodeCorruptKey(t *testing.T) {
 		})
 	}
 }
+
+// TestRowKeys: a row prefix is a row key, and sorts before every cell key
+// of its row; no cell key is one; a cell key built from its row's prefix
+// is the one built from the row.
+func TestRowKeys(t *testing.T) {
+	seed := rand.Int63()
+	rng := rand.New(rand.NewSource(seed))
+	for range 5000 {
+		c := randCell(rng)
+		key := c.key()
+		if IsRowKey(key) {
+			t.Fatalf("seed %d: cell key %x taken for a row key", seed, key)
+		}
+		rp := key[:RowPrefixLen(key)]
+		if !IsRowKey(rp) || bytes.Compare(rp, key) >= 0 {
+			t.Fatalf("seed %d: row prefix %x of %x: row key %v, before the cell %v", seed, rp, key, IsRowKey(rp), bytes.Compare(rp, key) < 0)
+		}
+		k, err := DecodeCellKey(key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := AppendCellKeyInRow(nil, rp, k.Family, k.Qualifier, k.Timestamp, k.Type); !bytes.Equal(got, key) {
+			t.Fatalf("seed %d: AppendCellKeyInRow %x, want %x", seed, got, key)
+		}
+	}
+	for _, key := range [][]byte{nil, {0, 0, 0, 1}, {0, 0, 0, 1, 'a'}, {0, 0, 0, 1, 'a', 0x00}, {0, 0, 0, 1, 0x00, 0xFF}} {
+		if IsRowKey(key) {
+			t.Errorf("IsRowKey(%x) = true", key)
+		}
+	}
+}

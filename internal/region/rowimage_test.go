@@ -1,0 +1,258 @@
+package region
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand"
+	"testing"
+
+	"github.com/weirdb/weir/internal/cell"
+	"github.com/weirdb/weir/internal/storage"
+)
+
+// TestRowImageCodec: an image decodes to the cells it was written from,
+// and its header says what they hold.
+func TestRowImageCodec(t *testing.T) {
+	row := []byte("row\x00x")
+	cells := []imageCell{
+		{family: []byte("a"), ts: 9, typ: cell.TypeDeleteFamily},
+		{family: []byte("a"), qualifier: []byte("q"), ts: 7, typ: cell.TypePut, value: []byte("v7")},
+		{family: []byte("a"), qualifier: []byte("q"), ts: 5, typ: cell.TypePut, value: []byte("v5")},
+		{family: []byte("b"), qualifier: nil, ts: 3, typ: cell.TypePut},
+	}
+	if !imageFits(row, cells) {
+		t.Fatal("four small cells do not fit an image")
+	}
+	img := appendImage([]byte("x"), row, cells)[1:]
+	var h imageHeader
+	if err := decodeImageHeader(img, &h); err != nil {
+		t.Fatal(err)
+	}
+	if h.cells != 4 || h.maxColumnVersions != 2 || !h.markers || h.minTS != 3 || h.maxTS != 9 ||
+		len(h.families) != 2 || string(h.families[0]) != "a" || string(h.families[1]) != "b" {
+		t.Fatalf("header %+v", h)
+	}
+	if err := checkImageBlock(&h); err != nil {
+		t.Fatal(err)
+	}
+	rest := h.block
+	for i, want := range cells {
+		c, r, err := decodeImageCell(rest, row)
+		if err != nil {
+			t.Fatalf("cell %d: %v", i, err)
+		}
+		if !bytes.Equal(c.Family, want.family) || !bytes.Equal(c.Qualifier, want.qualifier) || c.Timestamp != want.ts ||
+			c.Type != want.typ || !bytes.Equal(c.Value, want.value) {
+			t.Fatalf("cell %d: %v, want %+v", i, c, want)
+		}
+		rest = r
+	}
+	if len(rest) != 0 {
+		t.Fatalf("%d bytes after the cells", len(rest))
+	}
+	if _, _, err := decodeImageCell(h.block, []byte("other")); !errors.Is(err, errCorruptImage) {
+		t.Fatalf("a cell of another row: %v", err)
+	}
+	for _, bad := range [][]byte{nil, {2, 0}, img[:3], img[:len(img)-1]} {
+		var h imageHeader
+		err := decodeImageHeader(bad, &h)
+		if err == nil {
+			err = checkImageBlock(&h)
+		}
+		if !errors.Is(err, errCorruptImage) {
+			t.Errorf("image %x: %v, want errCorruptImage", bad, err)
+		}
+	}
+	if imageFits(row, nil) || imageFits(row, make([]imageCell, maxImageCells+1)) ||
+		imageFits(row, []imageCell{{value: make([]byte, maxImageBytes)}}) {
+		t.Fatal("an empty, a too long or a too large row fits an image")
+	}
+}
+
+// FuzzDecodeRowImage: an image's decoders never panic nor read past
+// their input, whatever the bytes.
+func FuzzDecodeRowImage(f *testing.F) {
+	row := []byte("r")
+	f.Add(appendImage(nil, row, []imageCell{{family: []byte("f"), qualifier: []byte("q"), ts: 1, typ: cell.TypePut, value: []byte("v")}}))
+	f.Add(appendImage(nil, row, []imageCell{{family: []byte("f"), ts: 1, typ: cell.TypeDeleteFamily},
+		{family: []byte("g"), qualifier: []byte("q"), ts: 1 << 40, typ: cell.TypeDelete}}))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var h imageHeader
+		if decodeImageHeader(b, &h) != nil {
+			return
+		}
+		_ = checkImageBlock(&h)
+		for rest := h.block; len(rest) > 0; {
+			c, r, err := decodeImageCell(rest, row)
+			if err != nil {
+				return
+			}
+			if len(r) >= len(rest) || !c.Type.Valid() {
+				t.Fatalf("decoded %v without progress or with a bad type", c)
+			}
+			rest = r
+		}
+	})
+}
+
+// TestRowImages runs the same writes on a region that stores row images
+// and one that does not, and reads both every way after each phase:
+// writes as keys, a major compaction (images), writes on top of the
+// images (some replacing an image's cell at its timestamp, some masking
+// its cells), and a major compaction again. Every read must agree, down
+// to the cellblock's bytes, and after a major compaction every row of the
+// first region is one key.
+func TestRowImages(t *testing.T) {
+	ctx := context.Background()
+	fams := []FamilyDescriptor{{Name: []byte("f1"), MaxVersions: 3}, {Name: []byte("f2")}}
+	img, clk := openTestRegionOpts(t, Options{}, fams...)
+	keys, clk2 := openTestRegionOpts(t, Options{NoRowImages: true}, fams...)
+	seed := rand.Int63()
+	rng := rand.New(rand.NewSource(seed))
+	t.Logf("seed %d", seed)
+	const rows = 24
+	write := func(n int) {
+		t.Helper()
+		for range n {
+			row := fmt.Sprintf("r%02d", rng.Intn(rows))
+			fam := []string{"f1", "f2"}[rng.Intn(2)]
+			qual := fmt.Sprintf("q%d", rng.Intn(4))
+			ts := int64(1 + rng.Intn(40))
+			var m Mutation
+			switch rng.Intn(10) {
+			case 0:
+				m = del(row, fam, qual, ts, cell.TypeDelete)
+			case 1:
+				m = del(row, fam, qual, ts, cell.TypeDeleteColumn)
+			case 2:
+				m = del(row, fam, "", ts, cell.TypeDeleteFamily)
+			default:
+				m = put(row, fam, qual, ts, fmt.Sprintf("v%d", rng.Intn(1000)))
+			}
+			mustMutate(t, img, m)
+			mustMutate(t, keys, m)
+		}
+		clk.now++
+		clk2.now++
+	}
+	check := func(phase string) {
+		t.Helper()
+		gets := []Get{{}, {MaxVersions: 3}, {Columns: []Columns{{Family: []byte("f1")}}},
+			{Columns: []Columns{{Family: []byte("f1"), Qualifiers: [][]byte{[]byte("q1"), []byte("q3")}}}},
+			{TimeRange: cell.TimeRange{Min: 10, Max: 30}, MaxVersions: 2}}
+		for i := range rows {
+			for gi, g := range gets {
+				g.Row = []byte(fmt.Sprintf("r%02d", i))
+				a, errA := img.Get(ctx, g)
+				b, errB := keys.Get(ctx, g)
+				if errA != nil || errB != nil || fmtCells(a.Cells) != fmtCells(b.Cells) {
+					t.Fatalf("seed %d, %s: get %d of %s:\nimages:\n%s(%v)\nkeys:\n%s(%v)", seed, phase, gi, g.Row,
+						fmtCells(a.Cells), errA, fmtCells(b.Cells), errB)
+				}
+			}
+		}
+		for si, s := range []Scan{{}, {Reversed: true}, {Raw: true, MaxVersions: 10}, {StartRow: []byte("r05"), StopRow: []byte("r17"), MaxVersions: 3},
+			{Columns: []Columns{{Family: []byte("f2")}}}, {Batch: 2}} {
+			a, b := scanResults(t, img, s), scanResults(t, keys, s)
+			if a != b {
+				t.Fatalf("seed %d, %s: scan %d:\nimages:\n%s\nkeys:\n%s", seed, phase, si, a, b)
+			}
+			if s.Batch == 0 && !s.Raw {
+				if ka, kb := scanKV(t, img, s), scanKV(t, keys, s); !bytes.Equal(ka, kb) {
+					t.Fatalf("seed %d, %s: scan %d: the cellblocks differ", seed, phase, si)
+				}
+			}
+		}
+	}
+	write(300)
+	check("written")
+	for _, r := range []*Region{img, keys} {
+		if err := r.Compact(ctx, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check("major compaction")
+	if n, imgs := keysAndImages(t, img); n != imgs {
+		t.Fatalf("after a major compaction the region stores %d keys, %d of them row images: want one image per row", n, imgs)
+	}
+	write(100)
+	check("written on images")
+	for _, r := range []*Region{img, keys} {
+		if err := r.Compact(ctx, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check("major compaction again")
+	if n, imgs := keysAndImages(t, img); n != imgs || n == 0 {
+		t.Fatalf("the region stores %d keys, %d of them row images", n, imgs)
+	}
+	if n, imgs := keysAndImages(t, keys); imgs != 0 || n == 0 {
+		t.Fatalf("with NoRowImages the region stores %d keys, %d of them row images", n, imgs)
+	}
+}
+
+// scanResults renders every result of s, read two rows per call.
+func scanResults(t *testing.T, r *Region, s Scan) string {
+	t.Helper()
+	sc, err := r.NewScanner(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Close()
+	var out string
+	for {
+		res, more, err := sc.Next(context.Background(), 2, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, rs := range res {
+			out += fmt.Sprintf("partial=%v\n%s", rs.Partial, fmtCells(rs.Cells))
+		}
+		if !more {
+			return out
+		}
+	}
+}
+
+// scanKV returns the cellblock of s, read three rows per call.
+func scanKV(t *testing.T, r *Region, s Scan) []byte {
+	t.Helper()
+	sc, err := r.NewScanner(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Close()
+	var b KVBatch
+	for {
+		more, err := sc.NextKV(context.Background(), 3, 0, &b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !more {
+			return b.Block
+		}
+	}
+}
+
+// keysAndImages counts the region's stored keys and the row images among
+// them.
+func keysAndImages(t *testing.T, r *Region) (keys, images int) {
+	t.Helper()
+	it, err := r.engine.NewIter(storage.IterOptions{Lower: r.lower, Upper: r.upper})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer it.Close()
+	for ok := it.First(); ok; ok = it.Next() {
+		keys++
+		if storage.IsRowKey(it.Key()) {
+			images++
+		}
+	}
+	if err := it.Error(); err != nil {
+		t.Fatal(err)
+	}
+	return keys, images
+}
