@@ -38,7 +38,7 @@ func (c confFlag) Set(v string) error {
 	return nil
 }
 
-const confUsage = "configuration key=value, repeatable: hbase.regionserver.handler.count, hbase.wal.hsync, hbase.regionserver.optionallogflushinterval, weir.regionserver.row.cache.size, weir.regionserver.gc.{check.interval,write.ratio,min.writes,read.garbage,garbage.ratio}, weir.storage.block.cache.size, weir.regionserver.high.priority.handler.count, weir.regionserver.low.busy.limit, hbase.quota.default.user.machine.{read,write,request}.{num,size}, hbase.quota.default.user.machine.request.handler.usage.ms"
+const confUsage = "configuration key=value, repeatable: hbase.regionserver.handler.count, hbase.wal.hsync, hbase.regionserver.optionallogflushinterval, weir.regionserver.row.cache.size, weir.regionserver.row.images, weir.regionserver.gc.{check.interval,write.ratio,min.writes,read.garbage,garbage.ratio}, weir.storage.block.cache.size, weir.regionserver.high.priority.handler.count, weir.regionserver.low.busy.limit, hbase.quota.default.user.machine.{read,write,request}.{num,size}, hbase.quota.default.user.machine.request.handler.usage.ms"
 
 // registerConf adds -D and its long form --conf to fs.
 func registerConf(fs *flag.FlagSet) confFlag {
@@ -85,6 +85,8 @@ type serverConf struct {
 	// rowCacheSize is weir.regionserver.row.cache.size in bytes (0: the
 	// region server's default; -1: no cache).
 	rowCacheSize int64
+	// noRowImages is weir.regionserver.row.images=false.
+	noRowImages bool
 	// walSyncInterval is hbase.regionserver.optionallogflushinterval, how
 	// often the WAL is fdatasynced in the background (0: storage's
 	// default, 1 s).
@@ -187,6 +189,14 @@ func (c confFlag) parse() (serverConf, error) {
 				return sc, fmt.Errorf("-D %s=%s: want a block cache size in bytes, at least 1048576", k, v)
 			}
 			sc.blockCacheSize = n
+			continue
+		}
+		if k == "weir.regionserver.row.images" {
+			on, err := strconv.ParseBool(v)
+			if err != nil {
+				return sc, fmt.Errorf("-D %s=%s: want true or false", k, v)
+			}
+			sc.noRowImages = !on
 			continue
 		}
 		if k == "weir.regionserver.row.cache.size" {

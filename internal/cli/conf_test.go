@@ -22,6 +22,7 @@ func TestConfFlag(t *testing.T) {
 		"hbase.wal.hsync=false",
 		"hbase.regionserver.optionallogflushinterval=250",
 		"weir.regionserver.row.cache.size=0",
+		"weir.regionserver.row.images=false",
 		"weir.regionserver.gc.check.interval=0",
 		"weir.regionserver.gc.write.ratio=0.5",
 		"weir.regionserver.gc.min.writes=1000",
@@ -56,6 +57,9 @@ func TestConfFlag(t *testing.T) {
 	if sc.rowCacheSize != -1 {
 		t.Fatalf("row cache size %d for weir.regionserver.row.cache.size=0, want -1 (none)", sc.rowCacheSize)
 	}
+	if !sc.noRowImages {
+		t.Fatal("weir.regionserver.row.images=false not set")
+	}
 	if want := (regionserver.GCConfig{CheckInterval: -1, WriteRatio: 0.5, MinWrites: 1000, ReadGarbage: 300,
 		GarbageRatio: 0.2}); sc.gc != want {
 		t.Fatalf("gc settings %+v, want %+v (check.interval=0: off)", sc.gc, want)
@@ -74,6 +78,7 @@ func TestConfFlag(t *testing.T) {
 		{"hbase.wal.hsync=yes", "hbase.wal.hsync=yes"},
 		{"weir.regionserver.row.cache.size=-5", "row.cache.size=-5"},
 		{"weir.regionserver.row.cache.size=64m", "row.cache.size=64m"},
+		{"weir.regionserver.row.images=off", "row.images=off"},
 		{"hbase.regionserver.optionallogflushinterval=0", "optionallogflushinterval=0"},
 		{"hbase.regionserver.optionallogflushinterval=1s", "optionallogflushinterval=1s"},
 		{"weir.regionserver.gc.check.interval=-1", "gc.check.interval=-1"},

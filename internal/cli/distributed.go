@@ -254,6 +254,7 @@ func runRegionServer(args []string, stdout, stderr io.Writer) int {
 			Storage:              sc.storage(),
 			WALHflush:            sc.walHflush,
 			RowCacheSize:         sc.rowCacheSize,
+			NoRowImages:          sc.noRowImages,
 			GC:                   sc.gc,
 			HighPriorityHandlers: sc.highHandlers,
 			LowBusyLimit:         sc.lowBusyLimit,

@@ -102,6 +102,7 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 		Storage:                 sc.storage(),
 		WALHflush:               sc.walHflush,
 		RowCacheSize:            sc.rowCacheSize,
+		NoRowImages:             sc.noRowImages,
 		GC:                      sc.gc,
 		HighHandlers:            sc.highHandlers,
 		LowBusyLimit:            sc.lowBusyLimit,

@@ -84,6 +84,8 @@ type Config struct {
 	// RowCacheSize is every region server's row cache size
 	// (regionserver.Config.RowCacheSize).
 	RowCacheSize int64
+	// NoRowImages: regionserver.Config.NoRowImages on every region server.
+	NoRowImages bool
 	// SpaceReportPeriod is weir.quota.space.report.period for the master
 	// and the region servers. Default 5 s.
 	SpaceReportPeriod time.Duration
@@ -208,6 +210,7 @@ func (c *Cluster) StartRegionServer(ctx context.Context, i int) error {
 		LowBusyLimit:         c.cfg.LowBusyLimit,
 		WALHflush:            c.cfg.WALHflush,
 		RowCacheSize:         c.cfg.RowCacheSize,
+		NoRowImages:          c.cfg.NoRowImages,
 		// Space quotas: how often sizes are reported.
 		SpaceReportPeriod: c.cfg.SpaceReportPeriod,
 	})

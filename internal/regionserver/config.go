@@ -63,6 +63,10 @@ type Config struct {
 	// cache of hot rows that whole-row Gets are served from
 	// (region.RowCache). Default DefaultRowCacheSize; negative: no cache.
 	RowCacheSize int64
+	// NoRowImages is weir.regionserver.row.images=false: garbage passes
+	// and major compactions keep every cell in a key of its own instead of
+	// storing each row as one image (region.Options.NoRowImages).
+	NoRowImages bool
 	// WALHflush is hbase.wal.hsync=false: SYNC_WAL writes (the default
 	// durability) wait only for their WAL record's write to the OS (HBase's
 	// hflush) instead of the WAL's fdatasync (region.Options.WALHflush).

@@ -259,7 +259,8 @@ func (rs *RegionServer) openRegion(ctx context.Context, rec meta.Region) error {
 	if err != nil {
 		return err
 	}
-	r, err := region.Open(rs.engine, rec.Info(), t.Descriptor, region.Options{Logger: rs.log, ClockFloor: rs.clockFloor.Load(), WALHflush: rs.cfg.WALHflush, RowCache: rs.rowCache})
+	r, err := region.Open(rs.engine, rec.Info(), t.Descriptor, region.Options{Logger: rs.log, ClockFloor: rs.clockFloor.Load(), WALHflush: rs.cfg.WALHflush, RowCache: rs.rowCache,
+		NoRowImages: rs.cfg.NoRowImages})
 	if err != nil {
 		return err
 	}
