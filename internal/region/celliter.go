@@ -255,21 +255,17 @@ func (c *cellIter) dropImage() {
 	c.imgRow, c.imgOn = c.imgRow[:0], false
 }
 
-// wholeImage reports whether the current cell is the first of an image
-// whose row has no stored key besides, and if so returns its header: the
-// row's cells are the image's, as they are.
-func (c *cellIter) wholeImage() (*imageHeader, bool) {
-	if !c.valid || !c.fromImage || !c.imgFirst {
-		return nil, false
-	}
-	if c.it.Valid() && bytes.HasPrefix(c.it.Key(), c.imgRow) {
-		return nil, false
-	}
-	return &c.hdr, true
+// imageAtStart reports whether the iterator is at the start of the row
+// of rowPrefix and the row has an image, none of whose cells has been
+// passed: the current cell is the image's first, or a key of the row's
+// own before it.
+func (c *cellIter) imageAtStart(rowPrefix []byte) bool {
+	return c.valid && c.imgOn && c.imgFirst && bytes.Equal(c.imgRow, rowPrefix)
 }
 
-// skipImage moves past the image wholeImage returned.
-func (c *cellIter) skipImage() bool {
+// rowDone moves on from the row whose image a reader took in whole, with
+// the stored keys of the row (the store iterator is past them).
+func (c *cellIter) rowDone() bool {
 	c.imgOn = false
 	return c.settle()
 }

@@ -106,22 +106,30 @@ func FuzzDecodeRowImage(f *testing.F) {
 // first region is one key.
 func TestRowImages(t *testing.T) {
 	ctx := context.Background()
-	fams := []FamilyDescriptor{{Name: []byte("f1"), MaxVersions: 3}, {Name: []byte("f2")}}
+	// f3's cells expire once older than 20 ms at the start, and the
+	// cutoff moves on with every round of writes; MIN_VERSIONS keeps one.
+	fams := []FamilyDescriptor{{Name: []byte("f1"), MaxVersions: 3}, {Name: []byte("f2")},
+		{Name: []byte("f3"), MaxVersions: 2, TTL: 1000, MinVersions: 1}}
 	img, clk := openTestRegionOpts(t, Options{}, fams...)
 	keys, clk2 := openTestRegionOpts(t, Options{NoRowImages: true}, fams...)
+	clk.now, clk2.now = 1_000_020, 1_000_020
 	seed := rand.Int63()
 	rng := rand.New(rand.NewSource(seed))
 	t.Logf("seed %d", seed)
 	const rows = 24
-	write := func(n int) {
+	write := func(n int, putsOnly bool) {
 		t.Helper()
 		for range n {
 			row := fmt.Sprintf("r%02d", rng.Intn(rows))
-			fam := []string{"f1", "f2"}[rng.Intn(2)]
+			fam := []string{"f1", "f2", "f3"}[rng.Intn(3)]
 			qual := fmt.Sprintf("q%d", rng.Intn(4))
 			ts := int64(1 + rng.Intn(40))
 			var m Mutation
-			switch rng.Intn(10) {
+			kind := rng.Intn(10)
+			if putsOnly {
+				kind = 3
+			}
+			switch kind {
 			case 0:
 				m = del(row, fam, qual, ts, cell.TypeDelete)
 			case 1:
@@ -134,8 +142,8 @@ func TestRowImages(t *testing.T) {
 			mustMutate(t, img, m)
 			mustMutate(t, keys, m)
 		}
-		clk.now++
-		clk2.now++
+		clk.now += 3
+		clk2.now += 3
 	}
 	check := func(phase string) {
 		t.Helper()
@@ -166,7 +174,7 @@ func TestRowImages(t *testing.T) {
 			}
 		}
 	}
-	write(300)
+	write(300, false)
 	check("written")
 	for _, r := range []*Region{img, keys} {
 		if err := r.Compact(ctx, true); err != nil {
@@ -177,7 +185,9 @@ func TestRowImages(t *testing.T) {
 	if n, imgs := keysAndImages(t, img); n != imgs {
 		t.Fatalf("after a major compaction the region stores %d keys, %d of them row images: want one image per row", n, imgs)
 	}
-	write(100)
+	write(60, true)
+	check("puts on images")
+	write(100, false)
 	check("written on images")
 	for _, r := range []*Region{img, keys} {
 		if err := r.Compact(ctx, true); err != nil {

@@ -143,8 +143,8 @@ func (rr *rowReader) read(rowPrefix, row []byte, out []cell.Cell) ([]cell.Cell, 
 	plain := rr.q.filter == nil && rr.q.storeLimit <= 0 && rr.q.storeOffset == 0
 	raw, tr := rr.q.raw, rr.q.tr
 	it := rr.it
-	if plain && !raw && it.fromImage {
-		out, done, err := rr.readImage(out)
+	if plain && !raw && it.imageAtStart(rowPrefix) {
+		out, done, err := rr.readImage(rowPrefix, out)
 		if done || err != nil {
 			return out, err
 		}
@@ -256,51 +256,6 @@ func (rr *rowReader) read(rowPrefix, row []byte, out []cell.Cell) ([]cell.Cell, 
 		}
 	}
 	return out, it.Error()
-}
-
-// readImage reads a row stored as one image and nothing else, when the
-// read returns all of its cells as they are: no delete marker, no more
-// versions of a column than the read and the family keep, every cell in
-// the time range and alive, every family of the image wanted whole. The
-// image's KeyValues then go into the cellblock in one copy, or decode
-// into cells. It reports whether it read the row.
-func (rr *rowReader) readImage(out []cell.Cell) ([]cell.Cell, bool, error) {
-	h, ok := rr.it.wholeImage()
-	if !ok || h.markers || !rr.q.tr.Contains(h.minTS) || !rr.q.tr.Contains(h.maxTS) {
-		return out, false, nil
-	}
-	for _, f := range h.families {
-		fd := rr.q.desc.Family(f)
-		if fd == nil || h.maxColumnVersions > min(rr.q.maxVersions, fd.MaxVersions) {
-			return out, false, nil
-		}
-		if want, quals := rr.q.wantFamily(f); !want || quals != nil {
-			return out, false, nil
-		}
-		if ttl := fd.ttlMillis(); ttl > 0 && h.minTS < rr.q.nowMillis()-ttl {
-			return out, false, nil
-		}
-	}
-	if err := checkImageBlock(h); err != nil {
-		return out, true, fmt.Errorf("region: row %q: %w", rr.row, err)
-	}
-	rr.maxTS = h.maxTS
-	if rr.kv != nil {
-		rr.kv.buf = append(rr.kv.buf, h.block...)
-		rr.kv.cells += h.cells
-	} else {
-		for block := rr.ownBytes(h.block); len(block) > 0; {
-			c, rest, err := decodeImageCell(block, rr.row)
-			if err != nil {
-				return out, true, fmt.Errorf("region: row %q: %w", rr.row, err)
-			}
-			c.Row = rr.row
-			out = append(out, c)
-			block = rest
-		}
-	}
-	rr.it.skipImage()
-	return out, true, nil
 }
 
 // marker handles a delete marker: a raw read returns it (if in the time
