@@ -26,6 +26,8 @@ type rowReader struct {
 	q  *query
 	it *cellIter
 	ci cellIter // what it points to
+	// merge is mergeImage's state (rowreader_image.go).
+	merge imageMerge
 
 	// per-row state
 	rowPrefix []byte

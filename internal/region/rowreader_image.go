@@ -91,61 +91,33 @@ func (rr *rowReader) readImage(rowPrefix []byte, out []cell.Cell) ([]cell.Cell, 
 func (rr *rowReader) mergeImage(rowPrefix []byte, out []cell.Cell) ([]cell.Cell, bool, error) {
 	c := rr.it
 	st := c.it
-	block := c.hdr.block
+	m := &rr.merge
+	m.block = c.hdr.block
 	if rr.kv == nil {
 		// The cells alias the block: a copy the returned cells own.
-		block = rr.ownBytes(block)
+		m.block = rr.ownBytes(m.block)
 	}
 	var (
-		ic      cell.Cell // the image's next cell, when haveI
-		icRaw   []byte    // its KeyValue
-		haveI   bool
-		dk      storage.CellKey // the next stored key's, when haveD
-		haveD   bool
-		fam     []byte
 		fd      *FamilyDescriptor
 		allowed int
 		cutoff  int64
-		col     []byte
 		colSet  bool
 		vers    int
-		err     error
 	)
-	nextI := func() error {
-		haveI = len(block) > 0
-		if !haveI {
-			return nil
-		}
-		var rest []byte
-		ic, rest, err = decodeImageCell(block, c.imgUse)
-		if err != nil {
-			return err
-		}
-		icRaw, block = block[:len(block)-len(rest)], rest
-		return nil
-	}
-	nextD := func() error {
-		haveD = st.Valid() && bytes.HasPrefix(st.Key(), rowPrefix)
-		if !haveD {
-			return nil
-		}
-		dk, err = storage.DecodeCellKeyInRow(st.Key(), len(rowPrefix))
-		return err
-	}
-	if err := nextI(); err != nil {
+	if err := m.nextI(c.imgUse); err != nil {
 		return out, false, err
 	}
-	if err := nextD(); err != nil {
+	if err := m.nextD(st, rowPrefix); err != nil {
 		return out, false, err
 	}
-	for haveI || haveD {
-		fromImage := haveI
-		if haveI && haveD {
-			switch cmpImageCell(&ic, &dk) {
+	for m.haveI || m.haveD {
+		fromImage := m.haveI
+		if m.haveI && m.haveD {
+			switch cmpImageCell(&m.ic, &m.dk) {
 			case 0:
 				// The stored put was written after the image: it replaces
 				// the image's cell.
-				if err := nextI(); err != nil {
+				if err := m.nextI(c.imgUse); err != nil {
 					return out, false, err
 				}
 				fromImage = false
@@ -156,15 +128,15 @@ func (rr *rowReader) mergeImage(rowPrefix []byte, out []cell.Cell) ([]cell.Cell,
 		var f, q []byte
 		var ts int64
 		if fromImage {
-			f, q, ts = ic.Family, ic.Qualifier, ic.Timestamp
+			f, q, ts = m.ic.Family, m.ic.Qualifier, m.ic.Timestamp
 		} else {
-			if cell.Type(dk.Type) != cell.TypePut {
+			if cell.Type(m.dk.Type) != cell.TypePut {
 				return out, false, nil
 			}
-			f, q, ts = dk.Family, dk.Qualifier, dk.Timestamp
+			f, q, ts = m.dk.Family, m.dk.Qualifier, m.dk.Timestamp
 		}
-		if fd == nil || !bytes.Equal(f, fam) {
-			fam = append(fam[:0], f...)
+		if fd == nil || !bytes.Equal(f, m.fam) {
+			m.fam = append(m.fam[:0], f...)
 			if fd = rr.q.desc.Family(f); fd == nil {
 				return out, false, nil
 			}
@@ -184,31 +156,43 @@ func (rr *rowReader) mergeImage(rowPrefix []byte, out []cell.Cell) ([]cell.Cell,
 				rr.kv.newHead()
 			}
 		}
-		if !colSet || !bytes.Equal(q, col) {
-			col, colSet, vers = append(col[:0], q...), true, 0
+		if !colSet || !bytes.Equal(q, m.col) {
+			m.col, colSet, vers = append(m.col[:0], q...), true, 0
 		}
 		rr.maxTS = max(rr.maxTS, ts)
 		take := rr.q.tr.Contains(ts)
+		// older: neither this cell nor an older one of its column is read.
+		older := ts < rr.q.tr.Min
 		if take && (vers >= allowed || (ts < cutoff && vers >= fd.MinVersions)) {
 			if vers >= fd.MaxVersions {
 				rr.garbage++
 			}
-			take = false
+			take, older = false, true
 		}
 		if take {
 			vers++
 		}
+		if older && !fromImage {
+			// A column updated often has a long run of versions among the
+			// stored keys: step over them by a seek, as the general read
+			// does (seekPastPrefix).
+			rr.skipStoredColumn(st.Key()[:m.dk.ColumnPrefixLen])
+			if err := m.nextD(st, rowPrefix); err != nil {
+				return out, false, err
+			}
+			continue
+		}
 		if fromImage {
 			if take {
 				if rr.kv != nil {
-					rr.kv.buf = append(rr.kv.buf, icRaw...)
+					rr.kv.buf = append(rr.kv.buf, m.icRaw...)
 					rr.kv.cells++
 				} else {
-					ic.Row = rr.row
-					out = append(out, ic)
+					m.ic.Row = rr.row
+					out = append(out, m.ic)
 				}
 			}
-			if err := nextI(); err != nil {
+			if err := m.nextI(c.imgUse); err != nil {
 				return out, false, err
 			}
 			continue
@@ -218,15 +202,68 @@ func (rr *rowReader) mergeImage(rowPrefix []byte, out []cell.Cell) ([]cell.Cell,
 			if err != nil {
 				return out, false, err
 			}
-			out = rr.appendOwned(out, &dk, v)
+			out = rr.appendOwned(out, &m.dk, v)
 		}
 		st.Next()
-		if err := nextD(); err != nil {
+		if err := m.nextD(st, rowPrefix); err != nil {
 			return out, false, err
 		}
 	}
 	c.rowDone()
 	return out, true, c.Error()
+}
+
+// imageMerge is mergeImage's state, kept in the row reader so that its
+// buffers are reused from row to row.
+type imageMerge struct {
+	block []byte    // the image's cells not yet taken
+	ic    cell.Cell // the image's next cell, when haveI
+	icRaw []byte    // its KeyValue
+	haveI bool
+	dk    storage.CellKey // the next stored key's, when haveD
+	haveD bool
+	fam   []byte // the family of the cell being judged
+	col   []byte // its qualifier
+}
+
+// nextI decodes the image's next cell.
+func (m *imageMerge) nextI(row []byte) error {
+	if m.haveI = len(m.block) > 0; !m.haveI {
+		return nil
+	}
+	c, rest, err := decodeImageCell(m.block, row)
+	if err != nil {
+		return err
+	}
+	m.ic, m.icRaw, m.block = c, m.block[:len(m.block)-len(rest)], rest
+	return nil
+}
+
+// nextD decodes the stored key the store iterator is on, if it is the
+// row's.
+func (m *imageMerge) nextD(st *storage.Iterator, rowPrefix []byte) error {
+	if m.haveD = st.Valid() && bytes.HasPrefix(st.Key(), rowPrefix); !m.haveD {
+		return nil
+	}
+	var err error
+	m.dk, err = storage.DecodeCellKeyInRow(st.Key(), len(rowPrefix))
+	return err
+}
+
+// skipStoredColumn moves the store iterator past the keys that start with
+// colPrefix, by one Next if that is enough, else by a seek.
+func (rr *rowReader) skipStoredColumn(colPrefix []byte) {
+	st := rr.it.it
+	rr.seekBuf = append(rr.seekBuf[:0], colPrefix...) // colPrefix aliases the key Next replaces
+	if !st.Next() || !bytes.HasPrefix(st.Key(), rr.seekBuf) {
+		return
+	}
+	rr.seekBuf[len(rr.seekBuf)-1]++
+	if rr.pointRead {
+		st.SeekPrefixGE(rr.seekBuf)
+	} else {
+		st.SeekGE(rr.seekBuf)
+	}
 }
 
 // cmpImageCell orders an image's put and a stored key of the same row as

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math/rand"
 	"testing"
 
+	"github.com/weirdb/weir/internal/cell"
 	"github.com/weirdb/weir/internal/cpumeter"
 	"github.com/weirdb/weir/internal/storage"
 )
@@ -126,5 +128,59 @@ func benchScanKV(b *testing.B, major bool) {
 			b.Fatalf("scan: %d rows, %v", kv.Len(), err)
 		}
 		i++
+	}
+}
+
+// BenchmarkScan100KVUpdated is BenchmarkScan100KV after a major
+// compaction and then 30,000 updates of one field each, zipfian over the
+// rows (YCSB's A before its E): rows whose image has puts written after
+// it, hot ones with long runs of versions. keys: without row images.
+func BenchmarkScan100KVUpdated(b *testing.B) {
+	for _, tc := range []struct {
+		name string
+		opts Options
+	}{{"images", Options{}}, {"keys", Options{NoRowImages: true}}} {
+		b.Run(tc.name, func(b *testing.B) {
+			ctx := context.Background()
+			const rows = 10000
+			r := benchRegionOpts(b, AsyncWAL, tc.opts)
+			for i := range rows {
+				if err := r.Mutate(ctx, row10x100(fmt.Sprintf("user%08d", i))); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := r.Compact(ctx, true); err != nil {
+				b.Fatal(err)
+			}
+			rng := rand.New(rand.NewSource(1))
+			z := rand.NewZipf(rng, 1.1, 1, rows-1)
+			for range 30000 {
+				row := fmt.Sprintf("user%08d", (z.Uint64()*7919)%rows)
+				f := rng.Intn(len(benchQualifiers))
+				m := Mutation{Type: MutationPut, Row: []byte(row), Cells: []cell.Cell{{Family: benchFamily,
+					Qualifier: benchQualifiers[f], Timestamp: cell.LatestTimestamp, Value: benchValue}}}
+				if err := r.Mutate(ctx, m); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportAllocs()
+			stop := cpumeter.Start(b)
+			defer stop()
+			var kv KVBatch
+			i := 0
+			for b.Loop() {
+				s, err := r.NewScanner(Scan{StartRow: []byte(fmt.Sprintf("user%08d", (i*7919)%(rows-100))), Limit: 100})
+				if err != nil {
+					b.Fatal(err)
+				}
+				kv.Reset()
+				_, err = s.NextKV(ctx, 100, 0, &kv)
+				s.Close()
+				if err != nil || kv.Len() != 100 || kv.CellsPerResult[0] != 10 {
+					b.Fatalf("scan: %d rows, %v", kv.Len(), err)
+				}
+				i++
+			}
+		})
 	}
 }
