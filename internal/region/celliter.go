@@ -263,6 +263,15 @@ func (c *cellIter) imageAtStart(rowPrefix []byte) bool {
 	return c.valid && c.imgOn && c.imgFirst && bytes.Equal(c.imgRow, rowPrefix)
 }
 
+// wholeImage returns the header of the image whose first cell is current
+// when the row has no key of its own besides.
+func (c *cellIter) wholeImage() (*imageHeader, bool) {
+	if !c.valid || !c.fromImage || !c.imgFirst || (c.it.Valid() && bytes.HasPrefix(c.it.Key(), c.imgRow)) {
+		return nil, false
+	}
+	return &c.hdr, true
+}
+
 // rowDone moves on from the row whose image a reader took in whole, with
 // the stored keys of the row (the store iterator is past them).
 func (c *cellIter) rowDone() bool {

@@ -42,7 +42,7 @@ func (rr *rowReader) readImage(rowPrefix []byte, out []cell.Cell) ([]cell.Cell, 
 		return out, true, fmt.Errorf("region: row %q: %w", rr.row, err)
 	}
 	whole = whole && rr.q.tr.Contains(h.minTS) && rr.q.tr.Contains(h.maxTS)
-	if whole && c.fromImage && !(c.it.Valid() && bytes.HasPrefix(c.it.Key(), rowPrefix)) {
+	if _, alone := c.wholeImage(); whole && alone {
 		rr.maxTS = h.maxTS
 		if rr.kv != nil {
 			rr.kv.buf = append(rr.kv.buf, h.block...)
