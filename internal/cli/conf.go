@@ -38,7 +38,7 @@ func (c confFlag) Set(v string) error {
 	return nil
 }
 
-const confUsage = "configuration key=value, repeatable: hbase.regionserver.handler.count, hbase.wal.hsync, hbase.regionserver.optionallogflushinterval, weir.regionserver.row.cache.size, weir.regionserver.row.images, weir.regionserver.gc.{check.interval,write.ratio,min.writes,read.garbage,garbage.ratio}, weir.storage.block.cache.size, weir.regionserver.high.priority.handler.count, weir.regionserver.low.busy.limit, hbase.quota.default.user.machine.{read,write,request}.{num,size}, hbase.quota.default.user.machine.request.handler.usage.ms"
+const confUsage = "configuration key=value, repeatable: hbase.regionserver.handler.count, hbase.wal.hsync, hbase.regionserver.optionallogflushinterval, weir.regionserver.row.cache.size, weir.regionserver.row.images, weir.regionserver.gc.{check.interval,write.ratio,min.writes,read.garbage,garbage.ratio,loose.ratio}, weir.storage.block.cache.size, weir.regionserver.high.priority.handler.count, weir.regionserver.low.busy.limit, hbase.quota.default.user.machine.{read,write,request}.{num,size}, hbase.quota.default.user.machine.request.handler.usage.ms"
 
 // registerConf adds -D and its long form --conf to fs.
 func registerConf(fs *flag.FlagSet) confFlag {
@@ -125,6 +125,12 @@ func parseGCKey(gc *regionserver.GCConfig, k, v string) (bool, error) {
 			return true, bad("a fraction of the cells above 0, at most 1")
 		}
 		gc.GarbageRatio = f
+	case "loose.ratio":
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || !(f > 0 && f <= 1) {
+			return true, bad("a fraction of the cells above 0, at most 1")
+		}
+		gc.LooseRatio = f
 	case "min.writes":
 		n, err := strconv.ParseUint(v, 10, 64)
 		if err != nil || n == 0 {

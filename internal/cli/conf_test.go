@@ -28,6 +28,7 @@ func TestConfFlag(t *testing.T) {
 		"weir.regionserver.gc.min.writes=1000",
 		"weir.regionserver.gc.read.garbage=300",
 		"weir.regionserver.gc.garbage.ratio=0.2",
+		"weir.regionserver.gc.loose.ratio=0.3",
 	} {
 		if err := c.Set(kv); err != nil {
 			t.Fatal(err)
@@ -61,7 +62,7 @@ func TestConfFlag(t *testing.T) {
 		t.Fatal("weir.regionserver.row.images=false not set")
 	}
 	if want := (regionserver.GCConfig{CheckInterval: -1, WriteRatio: 0.5, MinWrites: 1000, ReadGarbage: 300,
-		GarbageRatio: 0.2}); sc.gc != want {
+		GarbageRatio: 0.2, LooseRatio: 0.3}); sc.gc != want {
 		t.Fatalf("gc settings %+v, want %+v (check.interval=0: off)", sc.gc, want)
 	}
 
@@ -87,6 +88,7 @@ func TestConfFlag(t *testing.T) {
 		{"weir.regionserver.gc.write.ratio=+Inf", "gc.write.ratio=+Inf"},
 		{"weir.regionserver.gc.garbage.ratio=1.5", "gc.garbage.ratio=1.5"},
 		{"weir.regionserver.gc.garbage.ratio=NaN", "gc.garbage.ratio=NaN"},
+		{"weir.regionserver.gc.loose.ratio=0", "gc.loose.ratio=0"},
 		{"weir.regionserver.gc.min.writes=0", "gc.min.writes=0"},
 		{"weir.regionserver.gc.read.garbage=-3", "gc.read.garbage=-3"},
 		{"weir.regionserver.gc.ratio=1", "unknown configuration key"},

@@ -56,6 +56,12 @@ type GCPolicy struct {
 	// the region, and the deletes alone would slow reads until Pebble
 	// compacted them with what they delete.
 	GarbageRatio float64
+	// LooseRatio: a due pass also cleans when the cells of rows kept in
+	// keys of their own (GCStats.Loose) are at least this fraction of the
+	// cells it saw, so that a table loaded or rewritten since its last
+	// pass has its rows stored as images (rowimage.go) without a major
+	// compaction. 0: they never make a pass clean.
+	LooseRatio float64
 }
 
 // GCDue reports whether p makes an automatic garbage pass due.
@@ -72,9 +78,10 @@ func (r *Region) GCDue(p GCPolicy) bool {
 
 // CollectGarbageAuto runs an automatic garbage pass: it reads the region
 // and counts its garbage, and when that is at least p.GarbageRatio of the
-// cells, deletes it (a second read, row by row under the row locks, as a
-// major compaction does) and compacts the region's range so the space and
-// the reads' detours go. It reports whether it cleaned. Unlike Compact it
+// cells, or the rows kept in keys of their own hold p.LooseRatio of them,
+// deletes it and stores those rows as images (a second read, row by row
+// under the row locks, as a major compaction does) and compacts the
+// region's range so the space and the reads' detours go. It reports whether it cleaned. Unlike Compact it
 // does not hold the region open for its whole length: a Close in the
 // middle stops it with ErrClosed.
 func (r *Region) CollectGarbageAuto(ctx context.Context, p GCPolicy) (GCStats, bool, error) {
@@ -87,7 +94,9 @@ func (r *Region) CollectGarbageAuto(ctx context.Context, p GCPolicy) (GCStats, b
 		return st, false, err
 	}
 	r.gc.passed(st)
-	if st.Garbage == 0 || float64(st.Garbage) < p.GarbageRatio*float64(st.CellsScanned) {
+	worth := st.Garbage > 0 && float64(st.Garbage) >= p.GarbageRatio*float64(st.CellsScanned)
+	worth = worth || (p.LooseRatio > 0 && st.Loose > 0 && float64(st.Loose) >= p.LooseRatio*float64(st.CellsScanned))
+	if !worth {
 		return st, false, nil
 	}
 	cleaned, err := r.collectGarbage(ctx, gcCleanGated)

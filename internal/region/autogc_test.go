@@ -177,3 +177,48 @@ func TestAutoGCStopsOnCancel(t *testing.T) {
 		t.Fatalf("paced pass: %+v, %v; want all %d rows", st, err, 3*gcChunkRows)
 	}
 }
+
+// TestAutoGCLooseRows: a pass over rows kept in a key per cell, with no
+// garbage at all, cleans only under a LooseRatio they reach, and then
+// stores each row as one image; reads see the same rows. Without images
+// there is nothing loose.
+func TestAutoGCLooseRows(t *testing.T) {
+	ctx := context.Background()
+	const rows = 50
+	load := func(r *Region) string {
+		for i := range rows {
+			for q := range 4 {
+				mustMutate(t, r, put(fmt.Sprintf("r%02d", i), "f1", fmt.Sprintf("q%d", q), int64(10+q), "v"))
+			}
+		}
+		sc := scanResults(t, r, Scan{})
+		if sc == "" {
+			t.Fatal("nothing read back")
+		}
+		return sc
+	}
+	r, _ := openTestRegion(t)
+	before := load(r)
+	st, cleaned, err := r.CollectGarbageAuto(ctx, GCPolicy{GarbageRatio: 0.05})
+	if err != nil || cleaned || st.Loose != rows*4 || st.Garbage != 0 {
+		t.Fatalf("pass without LooseRatio: %+v cleaned=%v err=%v, want %d loose cells counted, nothing cleaned", st, cleaned, err, rows*4)
+	}
+	if st, cleaned, err = r.CollectGarbageAuto(ctx, GCPolicy{GarbageRatio: 0.05, LooseRatio: 0.5}); err != nil || !cleaned {
+		t.Fatalf("pass under LooseRatio 0.5: %+v cleaned=%v err=%v", st, cleaned, err)
+	}
+	if n, imgs := keysAndImages(t, r); n != rows || imgs != rows {
+		t.Fatalf("after the pass the store holds %d keys, %d of them images, want %d images", n, imgs, rows)
+	}
+	if after := scanResults(t, r, Scan{}); after != before {
+		t.Fatalf("the rows changed:\nbefore\n%s\nafter\n%s", before, after)
+	}
+	if st, _, _ := r.CollectGarbageAuto(ctx, GCPolicy{GarbageRatio: 0.05, LooseRatio: 0.5}); st.Loose != 0 || st.CellsScanned != rows*4 {
+		t.Fatalf("a pass over the images: %+v, want %d cells, none loose", st, rows*4)
+	}
+
+	k, _ := openTestRegionOpts(t, Options{NoRowImages: true})
+	load(k)
+	if st, cleaned, err := k.CollectGarbageAuto(ctx, GCPolicy{GarbageRatio: 0.05, LooseRatio: 0.5}); err != nil || cleaned || st.Loose != 0 {
+		t.Fatalf("pass with NoRowImages: %+v cleaned=%v err=%v, want nothing loose", st, cleaned, err)
+	}
+}

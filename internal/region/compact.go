@@ -54,6 +54,9 @@ type GCStats struct {
 	// between the two reads).
 	Garbage      int64
 	CellsDropped int64
+	// Loose is the cells of rows kept in keys of their own, which a
+	// cleaning pass writes as row images (rowimage.go).
+	Loose int64
 }
 
 // An automatic pass (not a major compaction, which an operator asked for)
@@ -138,7 +141,11 @@ func (r *Region) collectGarbage(ctx context.Context, mode gcMode) (GCStats, erro
 		ok = it.Valid()
 		garbage := len(gcRow(rowKeys, desc, now))
 		st.Garbage += int64(garbage)
-		if mode == gcSurvey || (garbage == 0 && !r.imageDue(rowKeys)) {
+		due := r.imageDue(rowKeys)
+		if due {
+			st.Loose += int64(len(rowKeys))
+		}
+		if mode == gcSurvey || (garbage == 0 && !due) {
 			continue
 		}
 		if mode == gcCleanGated {
@@ -265,7 +272,7 @@ func imageClean(h *imageHeader, desc *TableDescriptor, now int64) bool {
 // imageDue reports whether a cleaning pass rewrites a row without garbage:
 // it has keys of their own, which an image would take in.
 func (r *Region) imageDue(keys []gcKey) bool {
-	if !r.imagesOn() {
+	if !r.imagesOn() || len(keys) > maxImageCells {
 		return false
 	}
 	for i := range keys {

@@ -38,6 +38,12 @@ type GCConfig struct {
 	// deletes and compacts only when at least this fraction of the cells
 	// it saw is garbage. Default 0.05.
 	GarbageRatio float64
+	// LooseRatio is weir.regionserver.gc.loose.ratio: a due pass also
+	// cleans when the rows kept in a key per cell hold at least this
+	// fraction of the cells it saw, so that a table loaded since and never
+	// major-compacted gets its rows stored as images
+	// (region.GCPolicy.LooseRatio). Default 0.5.
+	LooseRatio float64
 }
 
 // EnsureDefaults fills zero fields in.
@@ -54,6 +60,9 @@ func (c *GCConfig) EnsureDefaults() {
 	if c.GarbageRatio == 0 {
 		c.GarbageRatio = 0.05
 	}
+	if c.LooseRatio == 0 {
+		c.LooseRatio = 0.5
+	}
 }
 
 // Validate reports impossible settings.
@@ -64,12 +73,15 @@ func (c *GCConfig) Validate() error {
 	if !(c.GarbageRatio > 0 && c.GarbageRatio <= 1) {
 		return fmt.Errorf("regionserver: gc GarbageRatio %v outside (0, 1]", c.GarbageRatio)
 	}
+	if !(c.LooseRatio > 0 && c.LooseRatio <= 1) {
+		return fmt.Errorf("regionserver: gc LooseRatio %v outside (0, 1]", c.LooseRatio)
+	}
 	return nil
 }
 
 func (c *GCConfig) policy() region.GCPolicy {
 	return region.GCPolicy{WriteRatio: c.WriteRatio, MinWrites: c.MinWrites, ReadGarbage: c.ReadGarbage,
-		GarbageRatio: c.GarbageRatio}
+		GarbageRatio: c.GarbageRatio, LooseRatio: c.LooseRatio}
 }
 
 // gcMetrics count the automatic passes.
