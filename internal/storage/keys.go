@@ -126,21 +126,18 @@ func AppendColumnPrefix(dst, familyPrefix, qualifier []byte) []byte {
 // the family-level types (DeleteFamily, DeleteFamilyVersion) ignore
 // qualifier, which must be empty. ts must be >= 0.
 func AppendCellKey(dst []byte, table uint32, row, family, qualifier []byte, ts int64, typ uint8) []byte {
-	dst = AppendRowPrefix(dst, table, row)
-	dst = appendEscaped(dst, family)
-	if isFamilyType(typ) {
-		dst = append(dst, tagFam)
-	} else {
-		dst = append(dst, tagCol)
-		dst = appendEscaped(dst, qualifier)
-	}
-	return AppendVersionSuffix(dst, ts, typ)
+	return appendCellSuffix(AppendRowPrefix(dst, table, row), family, qualifier, ts, typ)
 }
 
 // AppendCellKeyInRow is AppendCellKey for a row whose prefix
 // (AppendRowPrefix) is at hand.
 func AppendCellKeyInRow(dst, rowPrefix, family, qualifier []byte, ts int64, typ uint8) []byte {
-	dst = appendEscaped(append(dst, rowPrefix...), family)
+	return appendCellSuffix(append(dst, rowPrefix...), family, qualifier, ts, typ)
+}
+
+// appendCellSuffix appends what follows a cell key's row prefix.
+func appendCellSuffix(dst, family, qualifier []byte, ts int64, typ uint8) []byte {
+	dst = appendEscaped(dst, family)
 	if isFamilyType(typ) {
 		dst = append(dst, tagFam)
 	} else {
