@@ -3,6 +3,7 @@ package hbaserpc
 import (
 	"sort"
 	"sync"
+	"sync/atomic"
 )
 
 // Response frame buffers, pooled by size class for callers that lend them
@@ -59,8 +60,12 @@ func putRespBuf(box *[]byte) {
 }
 
 // Frame is a response frame lent by CallLent: the cells and any bytes the
-// response message aliases live in it until Release.
-type Frame struct{ box *[]byte }
+// response message aliases live in it until Release. It is a buffer of
+// its own (box) or a share of the reader's slab.
+type Frame struct {
+	box  *[]byte
+	slab *respSlab
+}
 
 // Release gives the frame's buffer back for reuse. The caller must not
 // touch anything decoded from the response after it, nor release twice.
@@ -68,5 +73,35 @@ type Frame struct{ box *[]byte }
 func (f Frame) Release() {
 	if f.box != nil {
 		putRespBuf(f.box)
+	}
+	if f.slab != nil {
+		f.slab.unref()
+	}
+}
+
+// respSlab is a pooled buffer that a client's reader reads responses into
+// back to back, as many as each read brings, and lends them in place:
+// a response is neither copied out of a read buffer nor read with a
+// syscall of its own. Each frame lent from it holds a reference, and so
+// does the reader while it reads into it; the last one dropped gives the
+// buffer back to the pool. A reference that is never dropped (a lent
+// frame left to the collector after an error) only keeps the buffer out
+// of the pool.
+type respSlab struct {
+	box  *[]byte
+	refs atomic.Int32
+}
+
+func newRespSlab(n int) *respSlab {
+	s := &respSlab{box: getRespBuf(n)}
+	s.refs.Store(1) // the reader's
+	return s
+}
+
+func (s *respSlab) ref() { s.refs.Add(1) }
+
+func (s *respSlab) unref() {
+	if s.refs.Add(-1) == 0 {
+		putRespBuf(s.box)
 	}
 }
