@@ -70,3 +70,30 @@ func BenchmarkDecodeScan(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkEncodeScanRequest measures encoding a YCSB scan's open
+// request by hand against the protobuf runtime.
+func BenchmarkEncodeScanRequest(b *testing.B) {
+	m := &hbasepb.ScanRequest{Region: spec("usertable,user5,1700000000000.0123456789abcdef0123456789abcdef."),
+		Scan: &hbasepb.Scan{Column: []*hbasepb.Column{{Family: []byte("family")}}, StartRow: []byte("user6284781860667377211"),
+			TimeRange: &hbasepb.TimeRange{From: proto.Uint64(0), To: proto.Uint64(1<<63 - 1)}, Caching: proto.Uint32(57)},
+		NumberOfRows: proto.Uint32(57), ClientHandlesPartials: proto.Bool(true), ClientHandlesHeartbeats: proto.Bool(true),
+		LimitOfRows: proto.Uint32(57)}
+	buf := make([]byte, 0, 512)
+	b.Run("fast", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, ok := appendMessageFast(buf[:0], m); !ok {
+				b.Fatal("not encoded")
+			}
+		}
+	})
+	b.Run("protobuf", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := (proto.MarshalOptions{}).MarshalAppend(buf[:0], m); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
