@@ -44,8 +44,16 @@ func newRespReader(rd io.Reader, limit int) *respReader {
 // caller gives back with Release when done with the frame, or leaves to
 // the collector. io.EOF means the stream ended between frames.
 func (rr *respReader) next() ([]byte, Frame, error) {
-	if rr.r == rr.w && rr.slab != nil && rr.slab.refs.Load() == 1 {
-		rr.r, rr.w = 0, 0 // nothing lent from the slab is in use: read from its start
+	if rr.r == rr.w && rr.slab != nil {
+		switch {
+		case rr.slab.refs.Load() == 1:
+			rr.r, rr.w = 0, 0 // nothing lent from the slab is in use: read from its start
+		case len(rr.buf)-rr.w < respSlabSize/2:
+			// Little room is left: a new slab now, while nothing is
+			// buffered, rather than once a frame is cut by this one's
+			// end and its start must be copied.
+			rr.move()
+		}
 	}
 	if err := rr.fill(4); err != nil {
 		if rr.w > rr.r {
