@@ -353,17 +353,20 @@ func (sc *Scanner) call(ctx context.Context) (*hbasepb.ScanResponse, []cell.Cell
 // invoke sends one ScanRequest to server; a lending scanner keeps the
 // response's frame and cells for reuse.
 func (sc *Scanner) invoke(ctx context.Context, server string, req *hbasepb.ScanRequest) (*hbasepb.ScanResponse, []cell.Cell, error) {
-	var resp hbasepb.ScanResponse
+	var resp *hbasepb.ScanResponse
 	var cellBuf []cell.Cell
 	if sc.lend != nil {
 		cellBuf = sc.lend.cells
+		resp = sc.lend.response()
+	} else {
+		resp = new(hbasepb.ScanResponse)
 	}
-	cells, frame, err := sc.t.c.invoke(ctx, server, svcClient, "Scan", req, nil, &resp, sc.lend != nil, cellBuf)
+	cells, frame, err := sc.t.c.invoke(ctx, server, svcClient, "Scan", req, nil, resp, sc.lend != nil, cellBuf)
 	if err != nil {
 		return nil, nil, err
 	}
 	if sc.lend != nil {
 		sc.lend.keep(cells, frame)
 	}
-	return &resp, cells, nil
+	return resp, cells, nil
 }

@@ -23,8 +23,10 @@ type fastScanScalars struct {
 // client's CPU. Anything else (inline results, scan metrics, a cursor,
 // unknown fields, a repeated singular field) is left to the runtime:
 // false, with resp untouched; so is a resp that is not empty (the
-// runtime merges into it). FuzzDecodeScanResponseFast holds it to the
-// runtime's result.
+// runtime merges into it). Its repeated fields may be empty slices with
+// room, which the values are appended to, as the runtime would: a
+// caller decoding many responses so reuses their arrays.
+// FuzzDecodeScanResponseFast holds it to the runtime's result.
 func decodeScanResponseFast(b []byte, resp proto.Message) bool {
 	sr, ok := resp.(*hbasepb.ScanResponse)
 	if !ok || !emptyScanResponse(sr) {
@@ -35,8 +37,8 @@ func decodeScanResponseFast(b []byte, resp proto.Message) bool {
 		scannerID, mvcc                      *uint64
 		ttl                                  *uint32
 		more, stale, moreInRegion, heartbeat *bool
-		cpr                                  []uint32
-		partial                              []bool
+		cpr                                  = sr.CellsPerResult
+		partial                              = sr.PartialFlagPerResult
 	)
 	d := pbDecoder{b: b, repeated: 1<<1 | 1<<7}
 	for d.next() {
@@ -179,8 +181,8 @@ func (d *pbDecoder) varints() (varintRun, bool) {
 }
 
 func emptyScanResponse(sr *hbasepb.ScanResponse) bool {
-	return sr.CellsPerResult == nil && sr.ScannerId == nil && sr.MoreResults == nil && sr.Ttl == nil &&
-		sr.Results == nil && sr.Stale == nil && sr.PartialFlagPerResult == nil && sr.MoreResultsInRegion == nil &&
+	return len(sr.CellsPerResult) == 0 && sr.ScannerId == nil && sr.MoreResults == nil && sr.Ttl == nil &&
+		sr.Results == nil && sr.Stale == nil && len(sr.PartialFlagPerResult) == 0 && sr.MoreResultsInRegion == nil &&
 		sr.HeartbeatMessage == nil && sr.ScanMetrics == nil && sr.MvccReadPoint == nil && sr.Cursor == nil &&
 		sr.QueryMetrics == nil && len(sr.ProtoReflect().GetUnknown()) == 0
 }

@@ -95,5 +95,11 @@ func FuzzDecodeScanResponseFast(f *testing.F) {
 		if !proto.Equal(&fast, &want) {
 			t.Fatalf("hand decoder: %v, runtime: %v", &fast, &want)
 		}
+		// Into a reused message, whose repeated fields are empty with
+		// room (a lending scanner's): the same message.
+		reused := hbasepb.ScanResponse{CellsPerResult: make([]uint32, 0, 4), PartialFlagPerResult: make([]bool, 0, 4)}
+		if !decodeScanResponseFast(b, &reused) || !proto.Equal(&reused, &want) {
+			t.Fatalf("hand decoder into a reused message: %v, runtime: %v", &reused, &want)
+		}
 	})
 }
