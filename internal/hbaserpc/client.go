@@ -373,6 +373,7 @@ func remoteError(exc *hbasepb.ExceptionResponse) *Error {
 func (c *ClientConn) readLoop() {
 	defer c.wg.Done()
 	rr := newRespReader(c.nc, c.maxResp)
+	defer rr.close()
 	for {
 		frame, f, err := rr.next()
 		if err != nil {

@@ -78,6 +78,15 @@ func (rr *respReader) next() ([]byte, Frame, error) {
 	return frame, Frame{slab: rr.slab}, nil
 }
 
+// close drops the reader's reference to its slab, which goes back to the
+// pool once no frame lent from it is in use.
+func (rr *respReader) close() {
+	if rr.slab != nil {
+		rr.slab.unref()
+		rr.slab, rr.buf, rr.r, rr.w = nil, nil, 0, 0
+	}
+}
+
 // fill reads until at least k (at most respSlabSize) bytes are buffered.
 func (rr *respReader) fill(k int) error {
 	for rr.w-rr.r < k {

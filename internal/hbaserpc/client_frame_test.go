@@ -127,8 +127,13 @@ func TestRespReaderLends(t *testing.T) {
 	if _, _, err := rr.next(); err != io.EOF {
 		t.Fatalf("after the last frame: %v", err)
 	}
-	if got := rr.slab.refs.Load(); got != 1 {
+	s := rr.slab
+	if got := s.refs.Load(); got != 1 {
 		t.Fatalf("the slab holds %d references after every frame was released", got)
+	}
+	rr.close()
+	if got := s.refs.Load(); got != 0 {
+		t.Fatalf("the slab holds %d references after the reader closed", got)
 	}
 }
 
