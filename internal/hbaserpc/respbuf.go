@@ -6,12 +6,14 @@ import (
 	"sync/atomic"
 )
 
-// Response frame buffers, pooled by size class for callers that lend them
-// (CallLent): a lent frame goes back once its caller is done with it, so a
-// client that reads many responses (a YCSB driver's scans: 100 KB and more
-// per call) neither allocates nor zeroes a frame per call. Frames that
-// Call returns belong to their caller and never come back; for those the
-// pool costs a miss and rounds the allocation up to a class (at most 25%).
+// Response buffers, pooled by size class: the client's read slabs
+// (respSlab) and the frames too big for a slab. A lent frame (CallLent)
+// goes back once its caller is done with it, so a client that reads many
+// responses (a YCSB driver's scans: 100 KB and more per call) neither
+// allocates nor zeroes a buffer per call. Frames that Call returns belong
+// to their caller and never come back: from a slab they are copied into a
+// buffer of their own; one too big for a slab costs the pool a miss and
+// rounds its allocation up to a class (at most 25%).
 //
 // Classes are four per doubling (1, 1.25, 1.5 and 1.75 × 2^k) from
 // respPoolMin to maxTrustedResponseAlloc. A buffer is taken from the class
@@ -19,8 +21,7 @@ import (
 // of the largest size its capacity holds, so every buffer in a class is at
 // least the class's size.
 
-// respPoolMin is the smallest frame read into a pooled buffer; smaller
-// ones (mutation acknowledgements, short Gets) cost little to allocate.
+// respPoolMin is the smallest size class.
 const respPoolMin = 1 << 10
 
 var (
