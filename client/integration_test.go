@@ -69,7 +69,7 @@ func b(s string) []byte { return []byte(s) }
 
 // createTable creates a table with families f and g (3 versions), split
 // at splits, and drops it when the test ends.
-func createTable(t *testing.T, name string, splits ...string) *client.Table {
+func createTable(t testing.TB, name string, splits ...string) *client.Table {
 	t.Helper()
 	ctx := context.Background()
 	var keys [][]byte

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/weirdb/weir/internal/cell"
+	"github.com/weirdb/weir/internal/hbasepb"
 	"github.com/weirdb/weir/internal/hbaserpc"
 )
 
@@ -100,4 +101,16 @@ type lentScan struct {
 	results []*Result
 	slab    []Result
 	lastRow []byte
+	// resp is the batch's ScanResponse, read only until the next fetch:
+	// its per-row arrays (cells_per_result, partial flags) are reused.
+	resp hbasepb.ScanResponse
+}
+
+// response empties resp for the next call, keeping its per-row arrays,
+// which the response decoder appends to.
+func (ls *lentScan) response() *hbasepb.ScanResponse {
+	cpr, partial := ls.resp.CellsPerResult[:0], ls.resp.PartialFlagPerResult[:0]
+	ls.resp.Reset()
+	ls.resp.CellsPerResult, ls.resp.PartialFlagPerResult = cpr, partial
+	return &ls.resp
 }

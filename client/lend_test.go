@@ -185,3 +185,43 @@ func TestGetFunc(t *testing.T) {
 		t.Error("GetFunc of an empty row: no error")
 	}
 }
+
+// BenchmarkScanFunc runs YCSB workload E's scan as the bench binding does
+// (limit = caching = rows, one RPC) against the in-process cluster, rows
+// of 10 cells × 100 B: client and server CPU together, and the client's
+// allocations with the server's.
+func BenchmarkScanFunc(b *testing.B) {
+	ctx := context.Background()
+	tbl := createTable(b, "benchscanfunc")
+	var puts []client.Action
+	value := bytes.Repeat([]byte{0xAB}, 100)
+	for i := range 200 {
+		p := client.NewPut(fmt.Appendf(nil, "user%019d", i))
+		for f := range 10 {
+			p.AddColumn(fam, fmt.Appendf(nil, "field%d", f), value)
+		}
+		puts = append(puts, p)
+	}
+	if _, err := tbl.Batch(ctx, puts); err != nil {
+		b.Fatal(err)
+	}
+	for _, rows := range []int{1, 50, 100} {
+		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				s := client.NewScan().WithStartRow([]byte("user0000000000000000050"), true).
+					SetLimit(rows).SetCaching(rows).AddFamily(fam)
+				n := 0
+				err := tbl.ScanFunc(ctx, s, func(*client.Result) error {
+					if n++; n >= rows {
+						return client.ErrStopScan
+					}
+					return nil
+				})
+				if err != nil || n != rows {
+					b.Fatalf("%d rows, %v", n, err)
+				}
+			}
+		})
+	}
+}

@@ -26,6 +26,20 @@ func opDeadline(ctx context.Context) (time.Time, bool) {
 	return d, ok
 }
 
+// runOp runs an operation's attempt under the operation timeout: the
+// first without a timer (its RPCs are bounded by the deadline it
+// carries), the retries, if it needs them, under a timer context.
+func (c *Conn) runOp(ctx context.Context, what string, attempt func(ctx context.Context) error) error {
+	deadline := time.Now().Add(c.opts.OperationTimeout)
+	err := attempt(withOpDeadline(ctx, deadline))
+	if err != nil {
+		octx, cancel := context.WithDeadline(ctx, deadline)
+		defer cancel()
+		err = c.retryFrom(octx, what, err, attempt)
+	}
+	return err
+}
+
 // rpcTimeout is the timeout for one RPC under ctx: the RPC timeout, cut
 // to what is left of the operation deadline ctx carries; ok is false when
 // that has passed.

@@ -208,8 +208,6 @@ func (sc *Scanner) closeServer() {
 // fetch makes one scan RPC (opening a region scanner if none is open),
 // retrying as needed, and fills buf.
 func (sc *Scanner) fetch() error {
-	ctx, cancel := sc.t.c.opContext(sc.ctx)
-	defer cancel()
 	if sc.lend != nil {
 		// The previous batch's Results have all been handed out and
 		// their callbacks have returned.
@@ -217,7 +215,9 @@ func (sc *Scanner) fetch() error {
 	}
 	var resp *hbasepb.ScanResponse
 	var cells []cell.Cell
-	err := sc.t.c.retry(ctx, "scan", func(ctx context.Context) error {
+	// Each fetch is one operation: its first attempt carries the deadline
+	// as a value (no timer), as a Get's does (runOp).
+	err := sc.t.c.runOp(sc.ctx, "scan", func(ctx context.Context) error {
 		var err error
 		resp, cells, err = sc.call(ctx)
 		if err != nil {
@@ -353,17 +353,20 @@ func (sc *Scanner) call(ctx context.Context) (*hbasepb.ScanResponse, []cell.Cell
 // invoke sends one ScanRequest to server; a lending scanner keeps the
 // response's frame and cells for reuse.
 func (sc *Scanner) invoke(ctx context.Context, server string, req *hbasepb.ScanRequest) (*hbasepb.ScanResponse, []cell.Cell, error) {
-	var resp hbasepb.ScanResponse
+	var resp *hbasepb.ScanResponse
 	var cellBuf []cell.Cell
 	if sc.lend != nil {
 		cellBuf = sc.lend.cells
+		resp = sc.lend.response()
+	} else {
+		resp = new(hbasepb.ScanResponse)
 	}
-	cells, frame, err := sc.t.c.invoke(ctx, server, svcClient, "Scan", req, nil, &resp, sc.lend != nil, cellBuf)
+	cells, frame, err := sc.t.c.invoke(ctx, server, svcClient, "Scan", req, nil, resp, sc.lend != nil, cellBuf)
 	if err != nil {
 		return nil, nil, err
 	}
 	if sc.lend != nil {
 		sc.lend.keep(cells, frame)
 	}
-	return &resp, cells, nil
+	return resp, cells, nil
 }

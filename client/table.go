@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"time"
 
 	"google.golang.org/protobuf/proto"
 
@@ -39,14 +38,7 @@ func (t *Table) onRegion(ctx context.Context, what string, row []byte, fn func(c
 		t.c.relocateAfter(err, l)
 		return err
 	}
-	deadline := time.Now().Add(t.c.opts.OperationTimeout)
-	err := attempt(withOpDeadline(ctx, deadline))
-	if err != nil {
-		octx, cancel := context.WithDeadline(ctx, deadline)
-		defer cancel()
-		err = t.c.retryFrom(octx, what, err, attempt)
-	}
-	if err != nil {
+	if err := t.c.runOp(ctx, what, attempt); err != nil {
 		return fmt.Errorf("client: %s %s row %q: %w", what, t.name, row, err)
 	}
 	return nil

@@ -150,11 +150,26 @@ func FuzzDecodeCellBlock(f *testing.F) {
 	f.Add(good)
 	f.Add(good[:10])
 	f.Add([]byte{0, 0, 0, 20, 0, 0, 0, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4})
+	f.Add(append(append([]byte(nil), good...), good[:20]...))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		cells, err := DecodeCellBlock(b, 0)
+		// The fast loop and the careful one agree on every input: the
+		// same cells, or the same error.
+		careful, cerr := decodeCellBlockCareful(nil, b, 0)
+		if (err == nil) != (cerr == nil) || err != nil && err.Error() != cerr.Error() {
+			t.Fatalf("fast loop: %v, careful loop: %v", err, cerr)
+		}
+		for _, limit := range []int{1, 3} {
+			_, lerr := DecodeCellBlock(b, limit)
+			_, clerr := decodeCellBlockCareful(nil, b, limit)
+			if (lerr == nil) != (clerr == nil) || lerr != nil && lerr.Error() != clerr.Error() {
+				t.Fatalf("limit %d: fast loop: %v, careful loop: %v", limit, lerr, clerr)
+			}
+		}
 		if err != nil {
 			return
 		}
+		cellsEqual(t, cells, careful)
 		// Whatever decodes must re-encode to the same bytes.
 		re, err := AppendCellBlock(nil, cells)
 		if err != nil {

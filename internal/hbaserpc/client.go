@@ -76,6 +76,10 @@ type pendingCall struct {
 	// expireLoop; zero when ctx alone bounds the call.
 	expires time.Time
 	method  string
+	// lent: the caller (CallLent) gives the frame back when done with
+	// it, so it may be lent a share of the read slab; other callers keep
+	// theirs and get a copy of their own.
+	lent bool
 }
 
 type clientResult struct {
@@ -216,7 +220,7 @@ func (c *ClientConn) Call(ctx context.Context, method string, req proto.Message,
 // first. It costs no timer per call, unlike a context.WithTimeout around
 // Call: the connection's expiry goroutine watches every call's timeout.
 func (c *ClientConn) CallTimeout(ctx context.Context, timeout time.Duration, method string, req proto.Message, reqCells []cell.Cell, resp proto.Message) ([]cell.Cell, error) {
-	r, err := c.roundTrip(ctx, timeout, method, req, reqCells)
+	r, err := c.roundTrip(ctx, timeout, method, req, reqCells, false)
 	if err != nil {
 		return nil, err
 	}
@@ -224,13 +228,14 @@ func (c *ClientConn) CallTimeout(ctx context.Context, timeout time.Duration, met
 }
 
 // roundTrip sends one request and waits for its response (CallTimeout
-// without the decoding).
-func (c *ClientConn) roundTrip(ctx context.Context, timeout time.Duration, method string, req proto.Message, reqCells []cell.Cell) (clientResult, error) {
+// without the decoding); lent says the caller will give the frame back
+// (pendingCall.lent).
+func (c *ClientConn) roundTrip(ctx context.Context, timeout time.Duration, method string, req proto.Message, reqCells []cell.Cell, lent bool) (clientResult, error) {
 	if len(reqCells) > 0 && !c.codec {
 		return clientResult{}, errors.New("hbaserpc: request cells on a connection without cellblocks")
 	}
 	hdr := requestHeader{method: method}
-	p := pendingCall{method: method}
+	p := pendingCall{method: method, lent: lent}
 	var until time.Duration
 	dl, hasDeadline := ctx.Deadline()
 	if hasDeadline {
@@ -367,9 +372,10 @@ func remoteError(exc *hbasepb.ExceptionResponse) *Error {
 
 func (c *ClientConn) readLoop() {
 	defer c.wg.Done()
-	br := newReader(c.nc)
+	rr := newRespReader(c.nc, c.maxResp)
+	defer rr.close()
 	for {
-		frame, box, err := readResponseFrame(br, c.maxResp)
+		frame, f, err := rr.next()
 		if err != nil {
 			c.fail(err)
 			return
@@ -390,11 +396,19 @@ func (c *ClientConn) readLoop() {
 		p, ok := c.mu.pending[id]
 		delete(c.mu.pending, id)
 		c.mu.Unlock()
-		if ok { // else an abandoned call
-			p.ch <- clientResult{hdr: hdr, body: body, frame: Frame{box}}
-		} else {
-			Frame{box}.Release()
+		if !ok { // an abandoned call
+			f.Release()
+			continue
 		}
+		if !p.lent && f.slab != nil {
+			// The caller keeps what it decodes from the frame: a copy,
+			// not a share that would keep the slab from the pool.
+			own := append([]byte(nil), frame...)
+			body = own[len(frame)-len(body):]
+			f.Release()
+			f = Frame{}
+		}
+		p.ch <- clientResult{hdr: hdr, body: body, frame: f}
 	}
 }
 

@@ -18,7 +18,7 @@ import (
 // call (a scan of 100 rows of 10 cells: about 160 KB of frame and 112 KB
 // of cells). On error nothing is lent.
 func (c *ClientConn) CallLent(ctx context.Context, timeout time.Duration, method string, req proto.Message, reqCells []cell.Cell, resp proto.Message, cellBuf []cell.Cell) ([]cell.Cell, Frame, error) {
-	r, err := c.roundTrip(ctx, timeout, method, req, reqCells)
+	r, err := c.roundTrip(ctx, timeout, method, req, reqCells, true)
 	if err != nil {
 		return nil, Frame{}, err
 	}

@@ -484,6 +484,8 @@ func appendMessageFast(b []byte, msg proto.Message) ([]byte, bool) {
 		b, ok = appendGetRequest(b, m)
 	case *hbasepb.MutateRequest:
 		b, ok = appendMutateRequest(b, m)
+	case *hbasepb.ScanRequest:
+		b, ok = appendScanRequest(b, m)
 	case *hbasepb.GetResponse:
 		if !plain(m) {
 			return b, false
@@ -596,6 +598,98 @@ func appendGetRequest(b []byte, m *hbasepb.GetRequest) ([]byte, bool) {
 		b, ok = appendSub(b, 2, m.Get, appendGet)
 	}
 	return b, ok
+}
+
+// appendScanRequest encodes a scanner's open, next or close request as
+// clients build them (a scan with columns, rows and a time range; no
+// filter, attributes or per-family time ranges): the runtime's encoder
+// was 5% of a scanning driver's CPU.
+func appendScanRequest(b []byte, m *hbasepb.ScanRequest) ([]byte, bool) {
+	if !plain(m) {
+		return b, false
+	}
+	ok := true
+	if m.Region != nil {
+		b, ok = appendSub(b, 1, m.Region, appendRegionSpecifier)
+	}
+	if ok && m.Scan != nil {
+		b, ok = appendSub(b, 2, m.Scan, appendScan)
+	}
+	if !ok {
+		return b, false
+	}
+	b = appendOptUint(b, 3, m.ScannerId)
+	b = appendOptUint(b, 4, m.NumberOfRows)
+	b = appendOptBool(b, 5, m.CloseScanner)
+	b = appendOptUint(b, 6, m.NextCallSeq)
+	b = appendOptBool(b, 7, m.ClientHandlesPartials)
+	b = appendOptBool(b, 8, m.ClientHandlesHeartbeats)
+	b = appendOptBool(b, 9, m.TrackScanMetrics)
+	b = appendOptBool(b, 10, m.Renew)
+	b = appendOptUint(b, 11, m.LimitOfRows)
+	return b, true
+}
+
+func appendScan(b []byte, s *hbasepb.Scan) ([]byte, bool) {
+	if len(s.Attribute) > 0 || s.Filter != nil || len(s.CfTimeRange) > 0 || !plain(s) {
+		return b, false
+	}
+	ok := true
+	for _, c := range s.Column {
+		if b, ok = appendSub(b, 1, c, appendColumn); !ok {
+			return b, false
+		}
+	}
+	if s.StartRow != nil {
+		b = appendBytesField(b, 3, s.StartRow)
+	}
+	if s.StopRow != nil {
+		b = appendBytesField(b, 4, s.StopRow)
+	}
+	if s.TimeRange != nil {
+		if b, ok = appendSub(b, 6, s.TimeRange, appendTimeRange); !ok {
+			return b, false
+		}
+	}
+	b = appendOptUint(b, 7, s.MaxVersions)
+	b = appendOptBool(b, 8, s.CacheBlocks)
+	b = appendOptUint(b, 9, s.BatchSize)
+	b = appendOptUint(b, 10, s.MaxResultSize)
+	b = appendOptUint(b, 11, s.StoreLimit)
+	b = appendOptUint(b, 12, s.StoreOffset)
+	b = appendOptBool(b, 13, s.LoadColumnFamiliesOnDemand)
+	b = appendOptBool(b, 14, s.Small)
+	b = appendOptBool(b, 15, s.Reversed)
+	if s.Consistency != nil {
+		b = appendUint(b, 16, uint64(int64(*s.Consistency)))
+	}
+	b = appendOptUint(b, 17, s.Caching)
+	b = appendOptBool(b, 18, s.AllowPartialResults)
+	b = appendOptUint(b, 20, s.MvccReadPoint)
+	b = appendOptBool(b, 21, s.IncludeStartRow)
+	b = appendOptBool(b, 22, s.IncludeStopRow)
+	if s.ReadType != nil {
+		b = appendUint(b, 23, uint64(int64(*s.ReadType)))
+	}
+	b = appendOptBool(b, 24, s.NeedCursorResult)
+	b = appendOptBool(b, 25, s.QueryMetricsEnabled)
+	return b, true
+}
+
+// appendOptUint appends field num if v is set.
+func appendOptUint[T uint32 | uint64](b []byte, num protowire.Number, v *T) []byte {
+	if v == nil {
+		return b
+	}
+	return appendUint(b, num, uint64(*v))
+}
+
+// appendOptBool appends field num if v is set.
+func appendOptBool(b []byte, num protowire.Number, v *bool) []byte {
+	if v == nil {
+		return b
+	}
+	return appendBool(b, num, *v)
 }
 
 func appendGet(b []byte, g *hbasepb.Get) ([]byte, bool) {

@@ -18,6 +18,9 @@ func scanResponseSeeds() []*hbasepb.ScanResponse {
 			MoreResults: proto.Bool(false)},
 		{Results: []*hbasepb.Result{{AssociatedCellCount: proto.Int32(2)}}, MoreResults: proto.Bool(true)},
 		{CellsPerResult: []uint32{2}, Cursor: &hbasepb.Cursor{Row: []byte("r")}},
+		// Long unpacked runs with values of one and more bytes.
+		{CellsPerResult: []uint32{10, 300, 0, 1 << 31, 127, 128}, PartialFlagPerResult: []bool{false, true, false, false, true, false},
+			MoreResultsInRegion: proto.Bool(false)},
 	}
 }
 
@@ -44,6 +47,20 @@ func TestScanResponseFastPath(t *testing.T) {
 	var got hbasepb.ScanResponse
 	if !decodeScanResponseFast(packed, &got) || len(got.CellsPerResult) != 2 || got.CellsPerResult[1] != 300 {
 		t.Errorf("packed cells_per_result: %v", got.CellsPerResult)
+	}
+	// Runs of one field split by another, and bool values other than 0
+	// and 1, as the runtime reads them.
+	split := protowire.AppendVarint(protowire.AppendTag(nil, 1, protowire.VarintType), 5)
+	split = protowire.AppendVarint(protowire.AppendTag(split, 7, protowire.VarintType), 2)
+	split = protowire.AppendVarint(protowire.AppendTag(split, 1, protowire.VarintType), 1<<40)
+	split = protowire.AppendVarint(protowire.AppendTag(split, 7, protowire.VarintType), 0)
+	var want hbasepb.ScanResponse
+	if err := proto.Unmarshal(split, &want); err != nil {
+		t.Fatal(err)
+	}
+	got.Reset()
+	if !decodeScanResponseFast(split, &got) || !proto.Equal(&got, &want) {
+		t.Errorf("split runs: decoded %v, want %v", &got, &want)
 	}
 	twice := protowire.AppendVarint(protowire.AppendTag(nil, 2, protowire.VarintType), 1)
 	twice = protowire.AppendVarint(protowire.AppendTag(twice, 2, protowire.VarintType), 2)
@@ -77,6 +94,12 @@ func FuzzDecodeScanResponseFast(f *testing.F) {
 		}
 		if !proto.Equal(&fast, &want) {
 			t.Fatalf("hand decoder: %v, runtime: %v", &fast, &want)
+		}
+		// Into a reused message, whose repeated fields are empty with
+		// room (a lending scanner's): the same message.
+		reused := hbasepb.ScanResponse{CellsPerResult: make([]uint32, 0, 4), PartialFlagPerResult: make([]bool, 0, 4)}
+		if !decodeScanResponseFast(b, &reused) || !proto.Equal(&reused, &want) {
+			t.Fatalf("hand decoder into a reused message: %v, runtime: %v", &reused, &want)
 		}
 	})
 }

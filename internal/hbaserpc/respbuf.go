@@ -3,14 +3,17 @@ package hbaserpc
 import (
 	"sort"
 	"sync"
+	"sync/atomic"
 )
 
-// Response frame buffers, pooled by size class for callers that lend them
-// (CallLent): a lent frame goes back once its caller is done with it, so a
-// client that reads many responses (a YCSB driver's scans: 100 KB and more
-// per call) neither allocates nor zeroes a frame per call. Frames that
-// Call returns belong to their caller and never come back; for those the
-// pool costs a miss and rounds the allocation up to a class (at most 25%).
+// Response buffers, pooled by size class: the client's read slabs
+// (respSlab) and the frames too big for a slab. A lent frame (CallLent)
+// goes back once its caller is done with it, so a client that reads many
+// responses (a YCSB driver's scans: 100 KB and more per call) neither
+// allocates nor zeroes a buffer per call. Frames that Call returns belong
+// to their caller and never come back: from a slab they are copied into a
+// buffer of their own; one too big for a slab costs the pool a miss and
+// rounds its allocation up to a class (at most 25%).
 //
 // Classes are four per doubling (1, 1.25, 1.5 and 1.75 × 2^k) from
 // respPoolMin to maxTrustedResponseAlloc. A buffer is taken from the class
@@ -18,8 +21,7 @@ import (
 // of the largest size its capacity holds, so every buffer in a class is at
 // least the class's size.
 
-// respPoolMin is the smallest frame read into a pooled buffer; smaller
-// ones (mutation acknowledgements, short Gets) cost little to allocate.
+// respPoolMin is the smallest size class.
 const respPoolMin = 1 << 10
 
 var (
@@ -59,8 +61,12 @@ func putRespBuf(box *[]byte) {
 }
 
 // Frame is a response frame lent by CallLent: the cells and any bytes the
-// response message aliases live in it until Release.
-type Frame struct{ box *[]byte }
+// response message aliases live in it until Release. It is a buffer of
+// its own (box) or a share of the reader's slab.
+type Frame struct {
+	box  *[]byte
+	slab *respSlab
+}
 
 // Release gives the frame's buffer back for reuse. The caller must not
 // touch anything decoded from the response after it, nor release twice.
@@ -68,5 +74,35 @@ type Frame struct{ box *[]byte }
 func (f Frame) Release() {
 	if f.box != nil {
 		putRespBuf(f.box)
+	}
+	if f.slab != nil {
+		f.slab.unref()
+	}
+}
+
+// respSlab is a pooled buffer that a client's reader reads responses into
+// back to back, as many as each read brings, and lends them in place:
+// a response is neither copied out of a read buffer nor read with a
+// syscall of its own. Each frame lent from it holds a reference, and so
+// does the reader while it reads into it; the last one dropped gives the
+// buffer back to the pool. A reference that is never dropped (a lent
+// frame left to the collector after an error) only keeps the buffer out
+// of the pool.
+type respSlab struct {
+	box  *[]byte
+	refs atomic.Int32
+}
+
+func newRespSlab(n int) *respSlab {
+	s := &respSlab{box: getRespBuf(n)}
+	s.refs.Store(1) // the reader's
+	return s
+}
+
+func (s *respSlab) ref() { s.refs.Add(1) }
+
+func (s *respSlab) unref() {
+	if s.refs.Add(-1) == 0 {
+		putRespBuf(s.box)
 	}
 }
