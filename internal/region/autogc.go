@@ -22,15 +22,20 @@ type gcState struct {
 	// the family's VERSIONS since the last pass began: what garbage costs
 	// the reads now.
 	readGarbage atomic.Uint64
+	// readsAt is the region's count of rows read (requests.reads) when
+	// the last pass began.
+	readsAt atomic.Uint64
 	// cells is how many cells the last pass saw (0 before the first).
 	cells atomic.Uint64
 }
 
 // restart starts the counts toward the next pass: what is written and
-// read from a pass's start on counts for the one after it.
-func (g *gcState) restart() {
+// read from a pass's start on counts for the one after it. reads is the
+// region's count of rows read so far.
+func (g *gcState) restart(reads uint64) {
 	g.written.Store(0)
 	g.readGarbage.Store(0)
+	g.readsAt.Store(reads)
 }
 
 // passed records that a pass left st.CellsScanned - st.CellsDropped cells.
@@ -47,8 +52,9 @@ type GCPolicy struct {
 	// MinWrites is the least number of written keys that make a pass due.
 	MinWrites uint64
 	// ReadGarbage: a pass is due once reads have met this many columns
-	// with versions beyond the family's VERSIONS. 0: reads never make one
-	// due.
+	// with versions beyond the family's VERSIONS, provided the region has
+	// read four rows for every key written since the last pass. 0: reads
+	// never make one due.
 	ReadGarbage uint64
 	// GarbageRatio: a due pass deletes the garbage and compacts the
 	// region only when the garbage is at least this fraction of the cells
@@ -66,7 +72,7 @@ type GCPolicy struct {
 
 // GCDue reports whether p makes an automatic garbage pass due.
 func (r *Region) GCDue(p GCPolicy) bool {
-	if p.ReadGarbage > 0 && r.gc.readGarbage.Load() >= p.ReadGarbage {
+	if p.ReadGarbage > 0 && r.gc.readGarbage.Load() >= p.ReadGarbage && r.readMostly() {
 		return true
 	}
 	if p.WriteRatio <= 0 {
@@ -74,6 +80,16 @@ func (r *Region) GCDue(p GCPolicy) bool {
 	}
 	base := max(r.gc.cells.Load(), p.MinWrites)
 	return float64(r.gc.written.Load()) >= p.WriteRatio*float64(base)
+}
+
+// readMostly reports whether the region has read at least four rows for
+// every key written since the last pass. A pass made due by the garbage
+// reads meet pays only then: where rows are written about as often as
+// read (YCSB's A and F), it would rewrite the region again and again for
+// reads that meet new garbage right after.
+func (r *Region) readMostly() bool {
+	reads := r.requests.reads.Load() - r.gc.readsAt.Load()
+	return r.gc.written.Load()*4 <= reads
 }
 
 // CollectGarbageAuto runs an automatic garbage pass: it reads the region
@@ -88,7 +104,7 @@ func (r *Region) CollectGarbageAuto(ctx context.Context, p GCPolicy) (GCStats, b
 	if r.closed.Load() {
 		return GCStats{}, false, ErrClosed
 	}
-	r.gc.restart()
+	r.gc.restart(r.requests.reads.Load())
 	st, err := r.collectGarbage(ctx, gcSurvey)
 	if err != nil {
 		return st, false, err

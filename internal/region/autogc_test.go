@@ -68,8 +68,17 @@ func TestAutoGC(t *testing.T) {
 		return s
 	}
 	before := get()
+	if r.GCDue(reads) {
+		t.Errorf("pass due on read garbage with %d rows read after %d keys written", rows, rows*versions)
+	}
+	// Read-mostly from here: four rows read for every key written.
+	for range 4 * versions {
+		if got := get(); got != before {
+			t.Fatalf("reads changed: %s, want %s", got, before)
+		}
+	}
 	if !r.GCDue(reads) {
-		t.Errorf("reads met %d columns with dead versions: pass not due under %+v", rows, reads)
+		t.Errorf("reads met dead versions in %d rows, read-mostly: pass not due under %+v", rows, reads)
 	}
 
 	// Below the garbage ratio: counted, not cleaned, counters restarted.

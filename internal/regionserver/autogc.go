@@ -30,9 +30,13 @@ type GCConfig struct {
 	MinWrites uint64
 	// ReadGarbage is weir.regionserver.gc.read.garbage: a pass is due once
 	// the region's reads have stepped over dead versions in this many
-	// columns. Default 0: off. In a 30 s YCSB A, E, F sequence, 20,000
-	// made passes run all through A and F, and they cost more than the
-	// reads saved (docs/performance.md).
+	// columns while it read four rows for every key written since the
+	// last pass (region.GCPolicy.ReadGarbage): a table read after an
+	// update-heavy phase gets its rows cleaned and stored as images again.
+	// Default 20,000; math.MaxUint64 (0 on the command line): off. Without
+	// the read-mostly condition, 20,000 made passes run all through YCSB's
+	// A and F, where they cost more than the reads saved
+	// (docs/performance.md).
 	ReadGarbage uint64
 	// GarbageRatio is weir.regionserver.gc.garbage.ratio: a due pass
 	// deletes and compacts only when at least this fraction of the cells
@@ -56,6 +60,9 @@ func (c *GCConfig) EnsureDefaults() {
 	}
 	if c.MinWrites == 0 {
 		c.MinWrites = 100_000
+	}
+	if c.ReadGarbage == 0 {
+		c.ReadGarbage = 20_000
 	}
 	if c.GarbageRatio == 0 {
 		c.GarbageRatio = 0.05
