@@ -143,9 +143,6 @@ func parseGCKey(gc *regionserver.GCConfig, k, v string) (bool, error) {
 			return true, bad("a count of columns, 0 for off")
 		}
 		gc.ReadGarbage = n
-		if n == 0 {
-			gc.ReadGarbage = math.MaxUint64 // off; 0 in GCConfig means the default
-		}
 	default:
 		return false, nil
 	}

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"math"
 	"strings"
 	"testing"
 	"time"
@@ -65,14 +64,6 @@ func TestConfFlag(t *testing.T) {
 	if want := (regionserver.GCConfig{CheckInterval: -1, WriteRatio: 0.5, MinWrites: 1000, ReadGarbage: 300,
 		GarbageRatio: 0.2, LooseRatio: 0.3}); sc.gc != want {
 		t.Fatalf("gc settings %+v, want %+v (check.interval=0: off)", sc.gc, want)
-	}
-
-	off := confFlag{}
-	if err := off.Set("weir.regionserver.gc.read.garbage=0"); err != nil {
-		t.Fatal(err)
-	}
-	if sc, err := off.parse(); err != nil || sc.gc.ReadGarbage != math.MaxUint64 {
-		t.Fatalf("gc.read.garbage=0: %d (%v), want MaxUint64 (off)", sc.gc.ReadGarbage, err)
 	}
 
 	for _, tc := range []struct{ kv, want string }{

@@ -33,10 +33,10 @@ type GCConfig struct {
 	// columns while it read four rows for every key written since the
 	// last pass (region.GCPolicy.ReadGarbage): a table read after an
 	// update-heavy phase gets its rows cleaned and stored as images again.
-	// Default 20,000; math.MaxUint64 (0 on the command line): off. Without
-	// the read-mostly condition, 20,000 made passes run all through YCSB's
-	// A and F, where they cost more than the reads saved
-	// (docs/performance.md).
+	// Default 0: off. At 20,000, without the read-mostly condition, passes
+	// ran all through YCSB's A and F; with it, they ran through E and the
+	// F after it, and in 25 s phases they cost more than the reads saved
+	// (docs/performance.md, "Row images").
 	ReadGarbage uint64
 	// GarbageRatio is weir.regionserver.gc.garbage.ratio: a due pass
 	// deletes and compacts only when at least this fraction of the cells
@@ -60,9 +60,6 @@ func (c *GCConfig) EnsureDefaults() {
 	}
 	if c.MinWrites == 0 {
 		c.MinWrites = 100_000
-	}
-	if c.ReadGarbage == 0 {
-		c.ReadGarbage = 20_000
 	}
 	if c.GarbageRatio == 0 {
 		c.GarbageRatio = 0.05
