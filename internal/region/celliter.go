@@ -84,8 +84,6 @@ func (c *cellIter) Error() error {
 	return c.it.Error()
 }
 
-func (c *cellIter) Close() error { return c.it.Close() }
-
 // First moves to the first cell.
 func (c *cellIter) First() bool {
 	c.dropImage()
