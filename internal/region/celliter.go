@@ -2,7 +2,6 @@ package region
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
 
 	"github.com/weirdb/weir/internal/cell"
@@ -275,21 +274,4 @@ func (c *cellIter) wholeImage() (*imageHeader, bool) {
 func (c *cellIter) rowDone() bool {
 	c.imgOn = false
 	return c.settle()
-}
-
-// checkImageBlock checks that an image's block holds h.cells KeyValues
-// end to end (their lengths only), before it is copied out whole.
-func checkImageBlock(h *imageHeader) error {
-	b, n := h.block, 0
-	for len(b) >= 4 {
-		l := uint64(binary.BigEndian.Uint32(b)) + 4
-		if l < cell.KeyValueOverhead || l > uint64(len(b)) {
-			break
-		}
-		b, n = b[l:], n+1
-	}
-	if len(b) != 0 || n != h.cells {
-		return fmt.Errorf("%w: %d KeyValues and %d bytes left, header says %d cells", errCorruptImage, n, len(b), h.cells)
-	}
-	return nil
 }

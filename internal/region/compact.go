@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -126,7 +127,7 @@ func (r *Region) collectGarbage(ctx context.Context, mode gcMode) (GCStats, erro
 			}
 		}
 		st.RowsScanned++
-		if h, whole := it.wholeImage(); whole && imageClean(h, desc, now) {
+		if h, whole := it.wholeImage(); whole && imageKeepsAll(h, desc, math.MaxInt, func() int64 { return now }) {
 			// Nothing to drop and nothing to take in: no cell to decode.
 			st.CellsScanned += int64(h.cells)
 			ok = it.rowDone()
@@ -249,25 +250,6 @@ func (r *Region) cleanRow(ctx context.Context, prefix, row []byte, desc *TableDe
 // regions (Options.RowOrder) keep one key per cell: their images would
 // hold the rows as stored, not as read.
 func (r *Region) imagesOn() bool { return r.opts.RowOrder == nil && !r.opts.NoRowImages }
-
-// imageClean reports whether an image holds no garbage by its header:
-// no marker, no more versions of a column than its family keeps, no
-// expired cell, no family the table has dropped.
-func imageClean(h *imageHeader, desc *TableDescriptor, now int64) bool {
-	if h.markers {
-		return false
-	}
-	for _, f := range h.families {
-		fd := desc.Family(f)
-		if fd == nil || h.maxColumnVersions > fd.MaxVersions {
-			return false
-		}
-		if ttl := fd.ttlMillis(); ttl > 0 && h.minTS < now-ttl {
-			return false
-		}
-	}
-	return true
-}
 
 // imageDue reports whether a cleaning pass rewrites a row without garbage:
 // it has keys of their own, which an image would take in.

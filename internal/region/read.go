@@ -67,16 +67,15 @@ func (rr *rowReader) noteGarbage() {
 // Nothing appended means the row was filtered out.
 func (rr *rowReader) readRowAt(rowPrefix []byte, out []cell.Cell) ([]cell.Cell, error) {
 	f := rr.q.filter
-	if f == nil && rr.pointRow != nil {
-		// A point read without a filter knows its row: no key to decode
-		// for it here (read decodes each key after the row prefix).
-		out, err := rr.read(rowPrefix, rr.pointRow, out)
-		rr.noteGarbage()
-		return out, err
+	// A read without a filter that knows its row (a point read's, or the
+	// one an image decoded) decodes no key for it here (read decodes each
+	// key after the row prefix).
+	row := rr.pointRow
+	if row == nil && rr.it.fromImage {
+		row = rr.it.imageRow()
 	}
-	if f == nil && rr.it.fromImage {
-		// The image decoded its row already.
-		out, err := rr.read(rowPrefix, rr.it.imageRow(), out)
+	if f == nil && row != nil {
+		out, err := rr.read(rowPrefix, row, out)
 		rr.noteGarbage()
 		return out, err
 	}

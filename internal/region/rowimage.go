@@ -181,3 +181,41 @@ func decodeImageCell(block, row []byte) (cell.Cell, []byte, error) {
 	}
 	return c, block[n:], nil
 }
+
+// checkImageBlock checks that an image's block holds h.cells KeyValues
+// end to end (their lengths only), before it is copied out whole.
+func checkImageBlock(h *imageHeader) error {
+	b, n := h.block, 0
+	for len(b) >= 4 {
+		l := uint64(binary.BigEndian.Uint32(b)) + 4
+		if l < cell.KeyValueOverhead || l > uint64(len(b)) {
+			break
+		}
+		b, n = b[l:], n+1
+	}
+	if len(b) != 0 || n != h.cells {
+		return fmt.Errorf("%w: %d KeyValues and %d bytes left, header says %d cells", errCorruptImage, n, len(b), h.cells)
+	}
+	return nil
+}
+
+// imageKeepsAll reports whether a read that keeps maxVersions versions of
+// a column returns every cell of the image, by its header: no delete
+// marker, every family still the table's, no column with more versions
+// than the read and the family keep, no cell past its family's TTL (now
+// is read only for a family that has one).
+func imageKeepsAll(h *imageHeader, desc *TableDescriptor, maxVersions int, now func() int64) bool {
+	if h.markers {
+		return false
+	}
+	for _, f := range h.families {
+		fd := desc.Family(f)
+		if fd == nil || h.maxColumnVersions > min(maxVersions, fd.MaxVersions) {
+			return false
+		}
+		if ttl := fd.ttlMillis(); ttl > 0 && h.minTS < now()-ttl {
+			return false
+		}
+	}
+	return true
+}

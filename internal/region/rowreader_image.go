@@ -3,6 +3,7 @@ package region
 import (
 	"bytes"
 	"fmt"
+	"math"
 
 	"github.com/weirdb/weir/internal/cell"
 	"github.com/weirdb/weir/internal/storage"
@@ -22,26 +23,20 @@ func (rr *rowReader) readImage(rowPrefix []byte, out []cell.Cell) ([]cell.Cell, 
 	if h.markers {
 		return out, false, nil
 	}
-	whole := true // every cell of the image passes the read's checks
 	for _, f := range h.families {
-		fd := rr.q.desc.Family(f)
-		if fd == nil {
+		if rr.q.desc.Family(f) == nil {
 			return out, false, nil
 		}
 		if want, quals := rr.q.wantFamily(f); !want || quals != nil {
 			return out, false, nil
 		}
-		if h.maxColumnVersions > min(rr.q.maxVersions, fd.MaxVersions) {
-			whole = false
-		}
-		if ttl := fd.ttlMillis(); ttl > 0 && h.minTS < rr.q.nowMillis()-ttl {
-			whole = false
-		}
 	}
 	if err := checkImageBlock(h); err != nil {
 		return out, true, fmt.Errorf("region: row %q: %w", rr.row, err)
 	}
-	whole = whole && rr.q.tr.Contains(h.minTS) && rr.q.tr.Contains(h.maxTS)
+	// whole: every cell of the image passes the read's checks.
+	whole := imageKeepsAll(h, rr.q.desc, rr.q.maxVersions, rr.q.nowMillis) &&
+		rr.q.tr.Contains(h.minTS) && rr.q.tr.Contains(h.maxTS)
 	if _, alone := c.wholeImage(); whole && alone {
 		rr.maxTS = h.maxTS
 		if rr.kv != nil {
@@ -76,7 +71,7 @@ func (rr *rowReader) readImage(rowPrefix []byte, out []cell.Cell) ([]cell.Cell, 
 		rr.kv.buf, rr.kv.cells = rr.kv.buf[:kvLen], kvCells
 		rr.kv.newHead()
 	}
-	rr.maxTS, rr.garbage = -1<<63, 0
+	rr.maxTS, rr.garbage = math.MinInt64, 0
 	if !rr.seekRow(rowPrefix) {
 		return out, true, c.Error()
 	}
