@@ -200,7 +200,7 @@ func TestAutoGCLooseRows(t *testing.T) {
 				mustMutate(t, r, put(fmt.Sprintf("r%02d", i), "f1", fmt.Sprintf("q%d", q), int64(10+q), "v"))
 			}
 		}
-		sc := scanResults(t, r, Scan{})
+		sc := scanInSteps(t, r, Scan{}, 2)
 		if sc == "" {
 			t.Fatal("nothing read back")
 		}
@@ -218,7 +218,7 @@ func TestAutoGCLooseRows(t *testing.T) {
 	if n, imgs := keysAndImages(t, r); n != rows || imgs != rows {
 		t.Fatalf("after the pass the store holds %d keys, %d of them images, want %d images", n, imgs, rows)
 	}
-	if after := scanResults(t, r, Scan{}); after != before {
+	if after := scanInSteps(t, r, Scan{}, 2); after != before {
 		t.Fatalf("the rows changed:\nbefore\n%s\nafter\n%s", before, after)
 	}
 	if st, _, _ := r.CollectGarbageAuto(ctx, GCPolicy{GarbageRatio: 0.05, LooseRatio: 0.5}); st.Loose != 0 || st.CellsScanned != rows*4 {

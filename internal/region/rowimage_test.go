@@ -163,7 +163,7 @@ func TestRowImages(t *testing.T) {
 		}
 		for si, s := range []Scan{{}, {Reversed: true}, {Raw: true, MaxVersions: 10}, {StartRow: []byte("r05"), StopRow: []byte("r17"), MaxVersions: 3},
 			{Columns: []Columns{{Family: []byte("f2")}}}, {Batch: 2}} {
-			a, b := scanResults(t, img, s), scanResults(t, keys, s)
+			a, b := scanInSteps(t, img, s, 2), scanInSteps(t, keys, s, 2)
 			if a != b {
 				t.Fatalf("seed %d, %s: scan %d:\nimages:\n%s\nkeys:\n%s", seed, phase, si, a, b)
 			}
@@ -174,13 +174,17 @@ func TestRowImages(t *testing.T) {
 			}
 		}
 	}
-	write(300, false)
-	check("written")
-	for _, r := range []*Region{img, keys} {
-		if err := r.Compact(ctx, true); err != nil {
-			t.Fatal(err)
+	majorCompact := func() {
+		t.Helper()
+		for _, r := range []*Region{img, keys} {
+			if err := r.Compact(ctx, true); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
+	write(300, false)
+	check("written")
+	majorCompact()
 	check("major compaction")
 	if n, imgs := keysAndImages(t, img); n != imgs {
 		t.Fatalf("after a major compaction the region stores %d keys, %d of them row images: want one image per row", n, imgs)
@@ -189,40 +193,13 @@ func TestRowImages(t *testing.T) {
 	check("puts on images")
 	write(100, false)
 	check("written on images")
-	for _, r := range []*Region{img, keys} {
-		if err := r.Compact(ctx, true); err != nil {
-			t.Fatal(err)
-		}
-	}
+	majorCompact()
 	check("major compaction again")
 	if n, imgs := keysAndImages(t, img); n != imgs || n == 0 {
 		t.Fatalf("the region stores %d keys, %d of them row images", n, imgs)
 	}
 	if n, imgs := keysAndImages(t, keys); imgs != 0 || n == 0 {
 		t.Fatalf("with NoRowImages the region stores %d keys, %d of them row images", n, imgs)
-	}
-}
-
-// scanResults renders every result of s, read two rows per call.
-func scanResults(t *testing.T, r *Region, s Scan) string {
-	t.Helper()
-	sc, err := r.NewScanner(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sc.Close()
-	var out string
-	for {
-		res, more, err := sc.Next(context.Background(), 2, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, rs := range res {
-			out += fmt.Sprintf("partial=%v\n%s", rs.Partial, fmtCells(rs.Cells))
-		}
-		if !more {
-			return out
-		}
 	}
 }
 
