@@ -130,38 +130,85 @@ var ErrCorruptKeyValue = errors.New("cell: corrupt KeyValue")
 // AppendKeyValue writes it, and returns it and its length in b. The cell's
 // slices alias b.
 func DecodeKeyValue(b []byte) (Cell, int, error) {
+	var c Cell
+	if n, ok := DecodeKeyValueTo(b, &c); ok {
+		return c, n, nil
+	}
+	return Cell{}, 0, keyValueError(b)
+}
+
+// Sizes of a length-prefixed KeyValue's fixed parts.
+const (
+	kvLenPrefix = 4             // int32 L
+	kvLensSize  = 8             // int32 keyLen, int32 valueLen
+	kvKeyFixed  = 2 + 1 + 8 + 1 // rowLen, famLen, ts, type
+	minKeyValue = kvLenPrefix + kvLensSize + kvKeyFixed
+)
+
+// DecodeKeyValueTo is DecodeKeyValue into c, for a loop over a cellblock:
+// it makes every check at once, in unsigned arithmetic, and only says
+// whether they all passed (false: c is garbage, and DecodeKeyValue says
+// what was wrong). Row and family lengths are HBase's signed short and
+// byte: a negative one fails.
+func DecodeKeyValueTo(b []byte, c *Cell) (int, bool) {
+	if len(b) < minKeyValue {
+		return 0, false
+	}
+	l := uint64(binary.BigEndian.Uint32(b))
+	keyLen := uint64(binary.BigEndian.Uint32(b[4:]))
+	valLen := uint64(binary.BigEndian.Uint32(b[8:]))
+	// Every length is a non-negative int32 (so none of the sums below
+	// overflows), the key holds at least its fixed parts, the key and the
+	// value fill the cell exactly and the cell fits what is left.
+	if (l|keyLen|valLen)>>31 != 0 || keyLen < kvKeyFixed || kvLensSize+keyLen+valLen != l ||
+		l > uint64(len(b)-kvLenPrefix) {
+		return 0, false
+	}
+	kv := b[kvLenPrefix : kvLenPrefix+l]
+	key := kv[kvLensSize : kvLensSize+keyLen]
+	rowLen := uint64(binary.BigEndian.Uint16(key))
+	if rowLen>>15 != 0 || kvKeyFixed+rowLen > keyLen {
+		return 0, false
+	}
+	famAt := 2 + rowLen
+	famLen := uint64(key[famAt])
+	if famLen>>7 != 0 || kvKeyFixed+rowLen+famLen > keyLen {
+		return 0, false
+	}
+	p := famAt + 1
+	qualAt := p + famLen
+	tsAt := keyLen - 9
+	c.Row = key[2:famAt:famAt]
+	c.Family = key[p:qualAt:qualAt]
+	c.Qualifier = key[qualAt:tsAt:tsAt]
+	c.Timestamp = int64(binary.BigEndian.Uint64(key[tsAt:]))
+	c.Type = Type(key[keyLen-1])
+	c.Value = kv[kvLensSize+keyLen : l : l]
+	return kvLenPrefix + int(l), true
+}
+
+// keyValueError says what is wrong with b, which DecodeKeyValueTo refused.
+func keyValueError(b []byte) error {
 	if len(b) < 12 {
-		return Cell{}, 0, fmt.Errorf("%w: %d bytes, shorter than the lengths", ErrCorruptKeyValue, len(b))
+		return fmt.Errorf("%w: %d bytes, shorter than the lengths", ErrCorruptKeyValue, len(b))
 	}
 	total := uint64(binary.BigEndian.Uint32(b))
 	keyLen := uint64(binary.BigEndian.Uint32(b[4:]))
 	valLen := uint64(binary.BigEndian.Uint32(b[8:]))
-	if total != 8+keyLen+valLen || 4+total > uint64(len(b)) {
-		return Cell{}, 0, fmt.Errorf("%w: length %d (key %d, value %d) in %d bytes", ErrCorruptKeyValue, total, keyLen, valLen, len(b))
+	if (total|keyLen|valLen)>>31 != 0 || total != 8+keyLen+valLen || 4+total > uint64(len(b)) {
+		return fmt.Errorf("%w: length %d (key %d, value %d) in %d bytes", ErrCorruptKeyValue, total, keyLen, valLen, len(b))
 	}
-	if keyLen < 2+1+8+1 {
-		return Cell{}, 0, fmt.Errorf("%w: key of %d bytes", ErrCorruptKeyValue, keyLen)
+	if keyLen < kvKeyFixed {
+		return fmt.Errorf("%w: key of %d bytes", ErrCorruptKeyValue, keyLen)
 	}
 	key := b[12 : 12+keyLen]
 	rowLen := uint64(binary.BigEndian.Uint16(key))
-	if 2+rowLen+1+8+1 > keyLen {
-		return Cell{}, 0, fmt.Errorf("%w: row of %d bytes in a %d-byte key", ErrCorruptKeyValue, rowLen, keyLen)
+	if rowLen>>15 != 0 || 2+rowLen+1+8+1 > keyLen {
+		return fmt.Errorf("%w: row of %d bytes in a %d-byte key", ErrCorruptKeyValue, rowLen, keyLen)
 	}
-	p := 2 + rowLen
-	famLen := uint64(key[p])
-	p++
-	if p+famLen+8+1 > keyLen {
-		return Cell{}, 0, fmt.Errorf("%w: family of %d bytes in a %d-byte key", ErrCorruptKeyValue, famLen, keyLen)
+	famLen := uint64(key[2+rowLen])
+	if famLen>>7 != 0 || 2+rowLen+1+famLen+8+1 > keyLen {
+		return fmt.Errorf("%w: family of %d bytes in a %d-byte key", ErrCorruptKeyValue, famLen, keyLen)
 	}
-	tail := keyLen - 9
-	c := Cell{
-		Row:       key[2 : 2+rowLen : 2+rowLen],
-		Family:    key[p : p+famLen : p+famLen],
-		Qualifier: key[p+famLen : tail : tail],
-		Timestamp: int64(binary.BigEndian.Uint64(key[tail:])),
-		Type:      Type(key[tail+8]),
-	}
-	end := 12 + keyLen + valLen
-	c.Value = b[12+keyLen : end : end]
-	return c, int(end), nil
+	return fmt.Errorf("%w: %d bytes", ErrCorruptKeyValue, len(b))
 }

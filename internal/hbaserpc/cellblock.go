@@ -169,11 +169,11 @@ func decodeCellBlockInto(dst []cell.Cell, b []byte, maxCells int) ([]cell.Cell, 
 		if i == cap(cells) {
 			cells = append(cells, cell.Cell{})[:i]
 		}
-		next, ok := decodeKVAt(b, off, &cells[:i+1][i])
+		n, ok := cell.DecodeKeyValueTo(b[off:], &cells[:i+1][i])
 		if !ok {
 			break // malformed: the careful loop below says how
 		}
-		cells, off = cells[:i+1], next
+		cells, off = cells[:i+1], off+n
 		if off == len(b) {
 			return cells, nil
 		}
@@ -207,49 +207,6 @@ func decodeCellBlockCareful(dst []cell.Cell, b []byte, maxCells int) ([]cell.Cel
 		off += kvLenPrefix + l
 	}
 	return cells, nil
-}
-
-// decodeKVAt decodes into c the cell whose length prefix is at b[off:]
-// and returns the offset after it. It makes decodeKV's and cellLen's
-// checks at once, in unsigned arithmetic, and only says whether they all
-// passed (false: c is garbage and decodeKV is to say what was wrong): a
-// scan's client decodes a thousand cells per response.
-func decodeKVAt(b []byte, off int, c *cell.Cell) (int, bool) {
-	rest := b[off:]
-	if len(rest) < minCellBytes {
-		return 0, false
-	}
-	l := uint64(binary.BigEndian.Uint32(rest))
-	keyLen := uint64(binary.BigEndian.Uint32(rest[4:]))
-	valLen := uint64(binary.BigEndian.Uint32(rest[8:]))
-	// Every length is a non-negative int32 (so none of the sums below
-	// overflows), the key holds at least its fixed parts, the key and the
-	// value fill the cell exactly and the cell fits what is left.
-	if (l|keyLen|valLen)>>31 != 0 || keyLen < kvKeyFixed || kvLensSize+keyLen+valLen != l ||
-		l > uint64(len(rest)-kvLenPrefix) {
-		return 0, false
-	}
-	kv := rest[kvLenPrefix : kvLenPrefix+l]
-	key := kv[kvLensSize : kvLensSize+keyLen]
-	rowLen := uint64(binary.BigEndian.Uint16(key))
-	if rowLen>>15 != 0 || kvKeyFixed+rowLen > keyLen {
-		return 0, false
-	}
-	famAt := 2 + rowLen
-	famLen := uint64(key[famAt])
-	if famLen>>7 != 0 || kvKeyFixed+rowLen+famLen > keyLen {
-		return 0, false
-	}
-	p := famAt + 1
-	qualAt := p + famLen
-	tsAt := keyLen - 9
-	c.Row = key[2:famAt:famAt]
-	c.Family = key[p:qualAt:qualAt]
-	c.Qualifier = key[qualAt:tsAt:tsAt]
-	c.Timestamp = int64(binary.BigEndian.Uint64(key[tsAt:]))
-	c.Type = cell.Type(key[keyLen-1])
-	c.Value = kv[kvLensSize+keyLen : l : l]
-	return off + kvLenPrefix + int(l), true
 }
 
 // decodeKV decodes one KeyValue (after its L prefix); kv holds exactly L
