@@ -38,7 +38,7 @@ func (c confFlag) Set(v string) error {
 	return nil
 }
 
-const confUsage = "configuration key=value, repeatable: hbase.regionserver.handler.count, hbase.wal.hsync, hbase.regionserver.optionallogflushinterval, weir.regionserver.row.cache.size, weir.regionserver.row.images, weir.regionserver.gc.{check.interval,write.ratio,min.writes,read.garbage,garbage.ratio,loose.ratio}, weir.storage.block.cache.size, weir.regionserver.high.priority.handler.count, weir.regionserver.low.busy.limit, hbase.quota.default.user.machine.{read,write,request}.{num,size}, hbase.quota.default.user.machine.request.handler.usage.ms"
+const confUsage = "configuration key=value, repeatable: hbase.regionserver.handler.count, hbase.wal.hsync, hbase.regionserver.optionallogflushinterval, weir.regionserver.row.cache.size, weir.regionserver.row.images, weir.regionserver.gc.{check.interval,write.ratio,min.writes,read.garbage,garbage.ratio,loose.ratio}, weir.storage.block.cache.size, hbase.hstore.compactionThreshold, weir.regionserver.high.priority.handler.count, weir.regionserver.low.busy.limit, hbase.quota.default.user.machine.{read,write,request}.{num,size}, hbase.quota.default.user.machine.request.handler.usage.ms"
 
 // registerConf adds -D and its long form --conf to fs.
 func registerConf(fs *flag.FlagSet) confFlag {
@@ -79,6 +79,10 @@ type serverConf struct {
 	// blockCacheSize is weir.storage.block.cache.size, the region server
 	// store's block cache in bytes (0: storage's default).
 	blockCacheSize int64
+	// compactionThreshold is hbase.hstore.compactionThreshold, the L0
+	// sublevels that start a compaction of the store (0: storage's
+	// default).
+	compactionThreshold int
 	// walHflush is hbase.wal.hsync=false (Weir's default is true, HBase's
 	// false).
 	walHflush bool
@@ -151,7 +155,8 @@ func parseGCKey(gc *regionserver.GCConfig, k, v string) (bool, error) {
 
 // storage returns the store options the settings choose.
 func (sc serverConf) storage() storage.Options {
-	return storage.Options{CacheSize: sc.blockCacheSize, WALSyncInterval: sc.walSyncInterval}
+	return storage.Options{CacheSize: sc.blockCacheSize, WALSyncInterval: sc.walSyncInterval,
+		L0CompactionThreshold: sc.compactionThreshold}
 }
 
 // slotCount parses a count of slots that may be zero, which
@@ -195,6 +200,16 @@ func (c confFlag) parse() (serverConf, error) {
 				return sc, fmt.Errorf("-D %s=%s: want a block cache size in bytes, at least 1048576", k, v)
 			}
 			sc.blockCacheSize = n
+			continue
+		}
+		if k == "hbase.hstore.compactionThreshold" {
+			// HBase's store files eligible before a minor compaction: in
+			// Pebble, the L0 sublevels (about one per flush) that start one.
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > 24 {
+				return sc, fmt.Errorf("-D %s=%s: want the L0 sublevels that start a compaction, 1 to 24 (writes stop at 24)", k, v)
+			}
+			sc.compactionThreshold = n
 			continue
 		}
 		if k == "weir.regionserver.row.images" {

@@ -19,6 +19,7 @@ func TestConfFlag(t *testing.T) {
 		"weir.regionserver.high.priority.handler.count=0",
 		"weir.regionserver.low.busy.limit=0",
 		"weir.storage.block.cache.size=2147483648",
+		"hbase.hstore.compactionThreshold=6",
 		"hbase.wal.hsync=false",
 		"hbase.regionserver.optionallogflushinterval=250",
 		"weir.regionserver.row.cache.size=0",
@@ -49,8 +50,9 @@ func TestConfFlag(t *testing.T) {
 	if sc.handlerCount != 8 || sc.highHandlers != -1 || sc.lowBusyLimit != -1 {
 		t.Fatalf("handlers %d, high %d, LOW bound %d", sc.handlerCount, sc.highHandlers, sc.lowBusyLimit)
 	}
-	if so := sc.storage(); so.CacheSize != 2<<30 || so.WALSyncInterval != 250*time.Millisecond {
-		t.Fatalf("storage options: block cache %d, WAL sync interval %v; want 2 GiB and 250ms", so.CacheSize, so.WALSyncInterval)
+	if so := sc.storage(); so.CacheSize != 2<<30 || so.WALSyncInterval != 250*time.Millisecond || so.L0CompactionThreshold != 6 {
+		t.Fatalf("storage options: block cache %d, WAL sync interval %v, L0 compaction at %d; want 2 GiB, 250ms and 6",
+			so.CacheSize, so.WALSyncInterval, so.L0CompactionThreshold)
 	}
 	if !sc.walHflush {
 		t.Fatal("hbase.wal.hsync=false not set")
@@ -76,6 +78,8 @@ func TestConfFlag(t *testing.T) {
 		{"no.such.key=1", "no.such.key"},
 		{"weir.storage.block.cache.size=1000", "block.cache.size=1000"},
 		{"weir.storage.block.cache.size=1g", "block.cache.size=1g"},
+		{"hbase.hstore.compactionThreshold=0", "compactionThreshold=0"},
+		{"hbase.hstore.compactionThreshold=25", "compactionThreshold=25"},
 		{"hbase.wal.hsync=yes", "hbase.wal.hsync=yes"},
 		{"weir.regionserver.row.cache.size=-5", "row.cache.size=-5"},
 		{"weir.regionserver.row.cache.size=64m", "row.cache.size=64m"},

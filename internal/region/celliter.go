@@ -226,12 +226,12 @@ func (c *cellIter) nextImageCell() {
 		c.imgOn = false
 		return
 	}
-	kv, rest, err := decodeImageCell(c.imgRest, c.imgUse)
+	n, err := decodeImageCellTo(c.imgRest, c.imgUse, &c.imgCell)
 	if err != nil {
 		c.err, c.imgOn = fmt.Errorf("region: row image %x: %w", c.imgRow, err), false
 		return
 	}
-	c.imgRest, c.imgCell, c.imgKeyOK, c.imgOn = rest, kv, false, true
+	c.imgRest, c.imgKeyOK, c.imgOn = c.imgRest[n:], false, true
 }
 
 // seekImage makes the loaded image's first cell at or after key the next

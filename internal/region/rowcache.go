@@ -205,6 +205,28 @@ func (c *RowCache) lookup(key []byte, epoch uint64, row []byte, out []cell.Cell,
 	return out, arena, token, true
 }
 
+// each calls fn, under the shard's lock, for every cached cell of key's
+// row (Row not set; the slices are the entry's, valid during the call
+// only), and reports whether the row was cached.
+func (c *RowCache) each(key []byte, epoch uint64, fn func(c *cell.Cell)) bool {
+	s := c.shard(key)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.m[string(key)]
+	if e == nil || e.epoch != epoch {
+		c.misses.Add(1)
+		return false
+	}
+	s.touch(e)
+	var cc cell.Cell
+	for data := e.data; len(data) > 0; {
+		data = nextCachedCell(data, &cc)
+		fn(&cc)
+	}
+	c.hits.Add(1)
+	return true
+}
+
 // fill caches cells, read in the region's cache generation epoch from a
 // row whose newest key has timestamp maxTS, as key's row unless a drop in
 // its shard happened since token was taken.

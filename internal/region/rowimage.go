@@ -172,14 +172,23 @@ func decodeImageHeader(b []byte, h *imageHeader) error {
 // decodeImageCell decodes the next cell of an image's block and returns
 // the rest; row is the row every cell must have.
 func decodeImageCell(block, row []byte) (cell.Cell, []byte, error) {
-	c, n, err := cell.DecodeKeyValue(block)
-	if err != nil {
-		return c, nil, fmt.Errorf("%w: %w", errCorruptImage, err)
+	var c cell.Cell
+	n, err := decodeImageCellTo(block, row, &c)
+	return c, block[n:], err
+}
+
+// decodeImageCellTo is decodeImageCell into c, for the loops that decode
+// an image cell by cell: it returns the cell's length in block.
+func decodeImageCellTo(block, row []byte, c *cell.Cell) (int, error) {
+	n, ok := cell.DecodeKeyValueTo(block, c)
+	if !ok {
+		_, _, err := cell.DecodeKeyValue(block)
+		return 0, fmt.Errorf("%w: %w", errCorruptImage, err)
 	}
 	if !bytes.Equal(c.Row, row) || !c.Type.Valid() || c.Timestamp < 0 {
-		return c, nil, fmt.Errorf("%w: cell %v in the image of row %q", errCorruptImage, c, row)
+		return 0, fmt.Errorf("%w: cell %v in the image of row %q", errCorruptImage, *c, row)
 	}
-	return c, block[n:], nil
+	return n, nil
 }
 
 // checkImageBlock checks that an image's block holds h.cells KeyValues

@@ -60,7 +60,7 @@ func (rr *rowReader) readImage(rowPrefix []byte, out []cell.Cell) ([]cell.Cell, 
 	if rr.kv != nil {
 		kvLen, kvCells = len(rr.kv.buf), rr.kv.cells
 	}
-	out, ok, err := rr.mergeImage(rowPrefix, out)
+	out, ok, err := rr.mergeImage(rowPrefix, out, whole)
 	if err != nil || ok {
 		return out, true, err
 	}
@@ -82,12 +82,18 @@ func (rr *rowReader) readImage(rowPrefix []byte, out []cell.Cell) ([]cell.Cell, 
 // both in store order, with the read's time range, version and TTL
 // checks. It reports false, having moved the store iterator, when it
 // meets a key it cannot take (a delete marker, a family not wanted
-// whole).
-func (rr *rowReader) mergeImage(rowPrefix []byte, out []cell.Cell) ([]cell.Cell, bool, error) {
+// whole). whole: every cell of the image passes the read's checks, so
+// that the image's cells after the last stored key, from the first
+// column no stored key had, go into a cellblock in one copy.
+func (rr *rowReader) mergeImage(rowPrefix []byte, out []cell.Cell, whole bool) ([]cell.Cell, bool, error) {
 	c := rr.it
 	st := c.it
 	m := &rr.merge
-	m.block = c.hdr.block
+	m.block, m.left = c.hdr.block, c.hdr.cells
+	m.triedHot = false
+	if rr.kv != nil {
+		m.kvLen, m.kvCells = len(rr.kv.buf), rr.kv.cells
+	}
 	if rr.kv == nil {
 		// The cells alias the block: a copy the returned cells own.
 		m.block = rr.ownBytes(m.block)
@@ -106,6 +112,14 @@ func (rr *rowReader) mergeImage(rowPrefix []byte, out []cell.Cell) ([]cell.Cell,
 		return out, false, err
 	}
 	for m.haveI || m.haveD {
+		if whole && !m.haveD && rr.kv != nil && (!colSet || !bytes.Equal(m.ic.Qualifier, m.col) || !bytes.Equal(m.ic.Family, m.fam)) {
+			// The rest of the image, as the whole-image copy takes it.
+			rest := m.icRaw[:len(m.icRaw)+len(m.block)]
+			rr.kv.buf = append(rr.kv.buf, rest...)
+			rr.kv.cells += 1 + m.left
+			rr.maxTS = max(rr.maxTS, c.hdr.maxTS)
+			break
+		}
 		fromImage := m.haveI
 		if m.haveI && m.haveD {
 			switch cmpImageCell(&m.ic, &m.dk) {
@@ -170,8 +184,15 @@ func (rr *rowReader) mergeImage(rowPrefix []byte, out []cell.Cell) ([]cell.Cell,
 		if older && !fromImage {
 			// A column updated often has a long run of versions among the
 			// stored keys: step over them by a seek, as the general read
-			// does (seekPastPrefix).
-			rr.skipStoredColumn(st.Key()[:m.dk.ColumnPrefixLen])
+			// does (seekPastPrefix), or over the whole row if the row
+			// cache has it (rowreader_hot.go).
+			if rr.skipStoredColumn(st.Key()[:m.dk.ColumnPrefixLen]) && rr.hot.on && rr.kv != nil && !m.triedHot {
+				m.triedHot = true
+				if rr.takeHotRow(m.kvLen, m.kvCells) {
+					c.rowDone()
+					return out, true, c.Error()
+				}
+			}
 			if err := m.nextD(st, rowPrefix); err != nil {
 				return out, false, err
 			}
@@ -212,12 +233,17 @@ func (rr *rowReader) mergeImage(rowPrefix []byte, out []cell.Cell) ([]cell.Cell,
 // buffers are reused from row to row.
 type imageMerge struct {
 	block []byte    // the image's cells not yet taken
+	left  int       // how many cells block holds
 	ic    cell.Cell // the image's next cell, when haveI
 	icRaw []byte    // its KeyValue
 	haveI bool
 	dk    storage.CellKey // the next stored key's, when haveD
 	haveD bool
 	fam   []byte // the family of the cell being judged
+	// The cellblock's length and cells when the row began, and whether
+	// the row cache was tried for it (rowreader_hot.go).
+	kvLen, kvCells int
+	triedHot       bool
 	col   []byte // its qualifier
 }
 
@@ -226,11 +252,12 @@ func (m *imageMerge) nextI(row []byte) error {
 	if m.haveI = len(m.block) > 0; !m.haveI {
 		return nil
 	}
-	c, rest, err := decodeImageCell(m.block, row)
+	n, err := decodeImageCellTo(m.block, row, &m.ic)
 	if err != nil {
 		return err
 	}
-	m.ic, m.icRaw, m.block = c, m.block[:len(m.block)-len(rest)], rest
+	m.icRaw, m.block = m.block[:n], m.block[n:]
+	m.left--
 	return nil
 }
 
@@ -246,12 +273,13 @@ func (m *imageMerge) nextD(st *storage.Iterator, rowPrefix []byte) error {
 }
 
 // skipStoredColumn moves the store iterator past the keys that start with
-// colPrefix, by one Next if that is enough, else by a seek.
-func (rr *rowReader) skipStoredColumn(colPrefix []byte) {
+// colPrefix, by one Next if that is enough, else by a seek. It reports
+// whether it sought: the column holds a run of versions.
+func (rr *rowReader) skipStoredColumn(colPrefix []byte) bool {
 	st := rr.it.it
 	rr.seekBuf = append(rr.seekBuf[:0], colPrefix...) // colPrefix aliases the key Next replaces
 	if !st.Next() || !bytes.HasPrefix(st.Key(), rr.seekBuf) {
-		return
+		return false
 	}
 	rr.seekBuf[len(rr.seekBuf)-1]++
 	if rr.pointRead {
@@ -259,6 +287,7 @@ func (rr *rowReader) skipStoredColumn(colPrefix []byte) {
 	} else {
 		st.SeekGE(rr.seekBuf)
 	}
+	return true
 }
 
 // cmpImageCell orders an image's put and a stored key of the same row as

@@ -103,6 +103,8 @@ func (r *Region) newScanner(s Scan) (*Scanner, error) {
 	if s.Batch > 0 && s.Filter != nil && s.Filter.HasFilterRow() {
 		return nil, invalidf("scan batch cannot be combined with a filter that filters whole rows")
 	}
+	// The cache generation before the schema: see Region.cacheEpoch.
+	epoch := r.cacheEpoch.Load()
 	q, err := r.newQuery(s.Columns, s.TimeRange, s.MaxVersions, s.Filter, s.Raw, s.StoreLimit, s.StoreOffset)
 	if err != nil {
 		return nil, err
@@ -162,6 +164,7 @@ func (r *Region) newScanner(s Scan) (*Scanner, error) {
 	}
 	sc.it = it
 	sc.rr = newRowReader(r, &sc.q, it)
+	sc.rr.hot = r.hotRowsFor(&sc.q, epoch)
 	return sc, nil
 }
 
