@@ -11,7 +11,9 @@
 # 25) with 16 threads and prints ops/s, server and driver CPU per op and
 # p99s. A CPU profile of the server is taken for 15 s of each phase
 # (/tmp/phases-TAG-W.prof). The server's weir_gc_* metrics end up in
-# /tmp/phases-TAG.gc. Extra server flags go in SERVER_FLAGS.
+# /tmp/phases-TAG.gc. Extra server flags go in SERVER_FLAGS. With A_OPS set,
+# A runs that many operations instead of DURATION seconds, so that the
+# phases after it start from the same table however fast the box is.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 B=${1:-$root/bin/weir}; T=${2:-run}
@@ -29,9 +31,13 @@ GOMAXPROCS=1 "$B" bench load -P "$root/workloads/workloada" -p recordcount="$R" 
 sleep 25
 cpu() { awk '{print $14+$15}' "/proc/$P/stat"; }
 for W in ${WORKLOADS:-a e f}; do
+	limit=(-p operationcount=0 -p maxexecutiontime="$DUR")
+	if [ "$W" = a ] && [ -n "${A_OPS:-}" ]; then
+		limit=(-p operationcount="$A_OPS" -p maxexecutiontime=600)
+	fi
 	s0=$(cpu)
 	GOMAXPROCS=1 /usr/bin/time -f "%U %S" -o "$D-$W.time" "$B" bench run -P "$root/workloads/workload$W" \
-		-p recordcount="$R" -p operationcount=0 -p maxexecutiontime="$DUR" -threads 16 --master 127.0.0.1:36000 \
+		-p recordcount="$R" "${limit[@]}" -threads 16 --master 127.0.0.1:36000 \
 		--json >"$D-$W.json" 2>/dev/null &
 	sleep 5
 	curl -s -o "$D-$W.prof" "http://127.0.0.1:36099/debug/pprof/profile?seconds=15"
