@@ -340,6 +340,10 @@ func (c *RowCache) patched(old *rowCacheEntry, put []cell.Cell) *rowCacheEntry {
 		grow += cachedCellLen(&put[i])
 	}
 	put = newestPerColumn(put)
+	if patchInPlace(old, put) {
+		old.maxTS = maxTS
+		return old
+	}
 	data := make([]byte, 0, len(old.data)+grow)
 	need := old.need
 	var cc cell.Cell
@@ -371,6 +375,47 @@ func (c *RowCache) patched(old *rowCacheEntry, put []cell.Cell) *rowCacheEntry {
 		return nil
 	}
 	return e
+}
+
+// patchInPlace writes the cells of put (sorted, one per column) over
+// old's cells of the same columns when every one has a cell there of the
+// same value length (YCSB's updates, a field rewritten with a value as
+// long), and reports whether it did; it changes nothing otherwise. Only
+// the writer holds old (beginWrite took it out of the cache), so no reader
+// can see the entry half written, and an update costs no copy of the row.
+func patchInPlace(old *rowCacheEntry, put []cell.Cell) bool {
+	const most = 16
+	if len(put) > most {
+		return false
+	}
+	var at [most]int // where each put cell's timestamp goes in old.data
+	var cc cell.Cell
+	j := 0
+	for off := 0; off < len(old.data) && j < len(put); {
+		rest := nextCachedCell(old.data[off:], &cc)
+		switch c := compareColumns(&put[j], &cc); {
+		case c < 0:
+			return false // a column old does not have
+		case c == 0:
+			if len(put[j].Value) != len(cc.Value) {
+				return false
+			}
+			at[j] = off + uvarintLen(len(cc.Family)) + uvarintLen(len(cc.Qualifier)) + uvarintLen(len(cc.Value))
+			j++
+		}
+		off = len(old.data) - len(rest)
+	}
+	if j < len(put) {
+		return false
+	}
+	for i := range put {
+		c := &put[i]
+		b := old.data[at[i]:]
+		binary.BigEndian.PutUint64(b, uint64(c.Timestamp))
+		b[8] = byte(c.Type)
+		copy(b[9+len(c.Family)+len(c.Qualifier):], c.Value)
+	}
+	return true
 }
 
 // newestPerColumn sorts cells by column and keeps one per column: the one

@@ -258,6 +258,13 @@ func TestRowCachePatchedByPuts(t *testing.T) {
 		patched bool
 	}{
 		{"newer version of a column", nil, put("r", "f1", "a", latest, "new"), true},
+		{"newer version of a column, a value as long", nil, put("r", "f1", "b", latest, "B99"), true},
+		{"two columns, values as long", nil, Mutation{Type: MutationPut, Row: []byte("r"), Cells: []cell.Cell{
+			{Family: []byte("f1"), Qualifier: []byte("b"), Timestamp: latest, Value: []byte("B99")},
+			{Family: []byte("f1"), Qualifier: []byte("a"), Timestamp: latest, Value: []byte("A99")}}}, true},
+		{"one value as long, a new column", nil, Mutation{Type: MutationPut, Row: []byte("r"), Cells: []cell.Cell{
+			{Family: []byte("f1"), Qualifier: []byte("a"), Timestamp: latest, Value: []byte("A99")},
+			{Family: []byte("f1"), Qualifier: []byte("c"), Timestamp: latest, Value: []byte("C99")}}}, true},
 		{"a new column in the middle", nil, put("r", "f1", "aa", latest, "mid"), true},
 		{"a new column of the other family", nil, put("r", "f2", "x", latest, "x"), true},
 		{"two cells, one column twice", nil, Mutation{Type: MutationPut, Row: []byte("r"), Cells: []cell.Cell{
