@@ -53,19 +53,11 @@ const (
 	cacheFill           // may be served, and reads the whole row: may fill
 )
 
-// rowCacheUse tells whether g may use the row cache: it reads the latest
-// version of every column it names, with no filter, time range or
-// per-family window, of a table whose cells never expire (what it reads
-// cannot change but by a write).
-func (r *Region) rowCacheUse(g *Get, desc *TableDescriptor) cachedGet {
-	if r.opts.RowCache == nil || r.opts.RowOrder != nil || g.Filter != nil || g.MaxVersions > 1 ||
-		g.StoreLimit > 0 || g.StoreOffset > 0 || (g.TimeRange != cell.TimeRange{} && !g.TimeRange.IsAllTime()) {
+// rowCacheUse tells whether g, read as q, may use the row cache
+// (cacheServes), and whether it reads whole rows, which may fill it.
+func (r *Region) rowCacheUse(q *query, g *Get, desc *TableDescriptor) cachedGet {
+	if !r.cacheServes(q, desc) {
 		return noCache
-	}
-	for i := range desc.Families {
-		if desc.Families[i].TTL != TTLForever {
-			return noCache
-		}
 	}
 	if len(g.Columns) == 0 {
 		return cacheFill
@@ -80,6 +72,24 @@ func (r *Region) rowCacheUse(g *Get, desc *TableDescriptor) cachedGet {
 		return cacheFill
 	}
 	return cacheRead
+}
+
+// cacheServes reports whether the row cache holds what q reads, in a
+// table described by desc: the latest version of each column, with no
+// filter, time range or per-family window, of a table whose cells never
+// expire (what it reads cannot change but by a write). Gets and scans
+// (rowreader_hot.go) both ask.
+func (r *Region) cacheServes(q *query, desc *TableDescriptor) bool {
+	if r.opts.RowCache == nil || r.opts.RowOrder != nil || q.filter != nil || q.raw || q.maxVersions != 1 ||
+		q.storeLimit > 0 || q.storeOffset > 0 || !q.tr.IsAllTime() {
+		return false
+	}
+	for i := range desc.Families {
+		if desc.Families[i].TTL != TTLForever {
+			return false
+		}
+	}
+	return true
 }
 
 func coversFamilies(cols []Columns, fams []FamilyDescriptor) bool {

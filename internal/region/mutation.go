@@ -304,7 +304,7 @@ func (r *Region) getLocked(ctx context.Context, g Get, buf *GetBuffer) (Result, 
 	defer st.release()
 	// The cache generation before the schema: see Region.cacheEpoch.
 	epoch := r.cacheEpoch.Load()
-	use := r.rowCacheUse(&g, r.Descriptor())
+	use := r.rowCacheUse(&q, &g, r.Descriptor())
 	var token uint64
 	if use != noCache {
 		st.cacheKey = appendRowCacheKey(st.cacheKey[:0], r.cacheID, g.Row)

@@ -83,8 +83,8 @@ type rowReader struct {
 	// kv, when not nil, receives an unfiltered read's cells encoded as
 	// KeyValues instead of out (a scan's cellblock: scan_kv.go).
 	kv *kvSink
-	// hot, when not nil, lets a scan take a row with runs of versions
-	// from the row cache (rowreader_hot.go).
+	// hot, when on, lets a scan take a row with runs of versions from
+	// the row cache (rowreader_hot.go).
 	hot hotRows
 	// maxTS is the greatest timestamp among the keys the last read met: as
 	// a whole-row read meets the newest key of every column and every

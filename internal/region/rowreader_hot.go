@@ -33,14 +33,8 @@ type hotRows struct {
 // column, with no filter or time range, of a table whose cells never
 // expire; epoch is the cache generation read before q's schema was.
 func (r *Region) hotRowsFor(q *query, epoch uint64) hotRows {
-	if r.opts.RowCache == nil || r.opts.RowOrder != nil || q.filter != nil || q.raw || q.maxVersions != 1 ||
-		q.storeLimit > 0 || q.storeOffset > 0 || !q.tr.IsAllTime() {
+	if !r.cacheServes(q, q.desc) {
 		return hotRows{}
-	}
-	for i := range q.desc.Families {
-		if q.desc.Families[i].TTL != TTLForever {
-			return hotRows{}
-		}
 	}
 	return hotRows{on: true, id: r.cacheID, epoch: epoch}
 }
@@ -57,7 +51,6 @@ func (rr *rowReader) takeHotRow(kvLen, kvCells int) bool {
 	// take back.
 	mergedLen, mergedCells := len(kv.buf), kv.cells
 	kv.buf, kv.cells = kv.buf[:kvLen], kvCells
-	kv.newHead()
 	hit := rr.r.opts.RowCache.each(h.key, h.epoch, func(c *cell.Cell) {
 		if !wanted(rr.q.columns, c.Family, c.Qualifier) {
 			return

@@ -56,10 +56,7 @@ func (rr *rowReader) readImage(rowPrefix []byte, out []cell.Cell) ([]cell.Cell, 
 		c.rowDone()
 		return out, true, nil
 	}
-	n, kvLen, kvCells := len(out), 0, 0
-	if rr.kv != nil {
-		kvLen, kvCells = len(rr.kv.buf), rr.kv.cells
-	}
+	n := len(out)
 	out, ok, err := rr.mergeImage(rowPrefix, out, whole)
 	if err != nil || ok {
 		return out, true, err
@@ -68,7 +65,7 @@ func (rr *rowReader) readImage(rowPrefix []byte, out []cell.Cell) ([]cell.Cell, 
 	// read the row the general way.
 	out = out[:n]
 	if rr.kv != nil {
-		rr.kv.buf, rr.kv.cells = rr.kv.buf[:kvLen], kvCells
+		rr.kv.buf, rr.kv.cells = rr.kv.buf[:rr.merge.kvLen], rr.merge.kvCells
 		rr.kv.newHead()
 	}
 	rr.maxTS, rr.garbage = math.MinInt64, 0
@@ -240,11 +237,12 @@ type imageMerge struct {
 	dk    storage.CellKey // the next stored key's, when haveD
 	haveD bool
 	fam   []byte // the family of the cell being judged
-	// The cellblock's length and cells when the row began, and whether
-	// the row cache was tried for it (rowreader_hot.go).
+	col   []byte // its qualifier
+	// The cellblock's length and cells when the row began (what a
+	// fallback or a cached row takes back to), and whether the row cache
+	// was tried for the row (rowreader_hot.go).
 	kvLen, kvCells int
 	triedHot       bool
-	col   []byte // its qualifier
 }
 
 // nextI decodes the image's next cell.
