@@ -173,43 +173,48 @@ func (c *RowCache) lookup(key []byte, epoch uint64, row []byte, out []cell.Cell,
 	s := c.shard(key)
 	// Read before the row is: a drop after this makes the fill fail.
 	token = s.drops.Load()
-	s.mu.Lock()
-	e := s.m[string(key)]
-	if e == nil || e.epoch != epoch {
-		s.mu.Unlock()
-		c.misses.Add(1)
-		return out, arena, token, false
-	}
-	s.touch(e)
-	if cap(arena)-len(arena) < e.need {
-		// A new chunk: cells already handed out keep the old one.
-		arena = make([]byte, 0, e.need)
-	}
-	var src cell.Cell
-	for data := e.data; len(data) > 0; {
-		data = nextCachedCell(data, &src)
-		if !keep(src.Family, src.Qualifier) {
-			continue
+	ok = c.withEntry(s, key, epoch, func(e *rowCacheEntry) {
+		if cap(arena)-len(arena) < e.need {
+			// A new chunk: cells already handed out keep the old one.
+			arena = make([]byte, 0, e.need)
 		}
-		start := len(arena)
-		arena = append(arena, src.Family...)
-		arena = append(arena, src.Qualifier...)
-		arena = append(arena, src.Value...)
-		f := start + len(src.Family)
-		q := f + len(src.Qualifier)
-		out = append(out, cell.Cell{Row: row, Family: arena[start:f:f], Qualifier: arena[f:q:q],
-			Timestamp: src.Timestamp, Type: src.Type, Value: arena[q:len(arena):len(arena)]})
-	}
-	s.mu.Unlock()
-	c.hits.Add(1)
-	return out, arena, token, true
+		var src cell.Cell
+		for data := e.data; len(data) > 0; {
+			data = nextCachedCell(data, &src)
+			if !keep(src.Family, src.Qualifier) {
+				continue
+			}
+			start := len(arena)
+			arena = append(arena, src.Family...)
+			arena = append(arena, src.Qualifier...)
+			arena = append(arena, src.Value...)
+			f := start + len(src.Family)
+			q := f + len(src.Qualifier)
+			out = append(out, cell.Cell{Row: row, Family: arena[start:f:f], Qualifier: arena[f:q:q],
+				Timestamp: src.Timestamp, Type: src.Type, Value: arena[q:len(arena):len(arena)]})
+		}
+	})
+	return out, arena, token, ok
 }
 
 // each calls fn, under the shard's lock, for every cached cell of key's
 // row (Row not set; the slices are the entry's, valid during the call
-// only), and reports whether the row was cached.
-func (c *RowCache) each(key []byte, epoch uint64, fn func(c *cell.Cell)) bool {
-	s := c.shard(key)
+// only), and reports whether the row was cached. The cell is passed by
+// value: a pointer handed to an unknown function would put it on the heap.
+func (c *RowCache) each(key []byte, epoch uint64, fn func(c cell.Cell)) bool {
+	return c.withEntry(c.shard(key), key, epoch, func(e *rowCacheEntry) {
+		var cc cell.Cell
+		for data := e.data; len(data) > 0; {
+			data = nextCachedCell(data, &cc)
+			fn(cc)
+		}
+	})
+}
+
+// withEntry calls fn with key's entry of generation epoch under its shard
+// s's lock, marking it used and counting a hit, and reports whether there
+// was one (a miss is counted).
+func (c *RowCache) withEntry(s *rowCacheShard, key []byte, epoch uint64, fn func(e *rowCacheEntry)) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e := s.m[string(key)]
@@ -218,11 +223,7 @@ func (c *RowCache) each(key []byte, epoch uint64, fn func(c *cell.Cell)) bool {
 		return false
 	}
 	s.touch(e)
-	var cc cell.Cell
-	for data := e.data; len(data) > 0; {
-		data = nextCachedCell(data, &cc)
-		fn(&cc)
-	}
+	fn(e)
 	c.hits.Add(1)
 	return true
 }

@@ -51,7 +51,7 @@ func (rr *rowReader) takeHotRow(kvLen, kvCells int) bool {
 	// take back.
 	mergedLen, mergedCells := len(kv.buf), kv.cells
 	kv.buf, kv.cells = kv.buf[:kvLen], kvCells
-	hit := rr.r.opts.RowCache.each(h.key, h.epoch, func(c *cell.Cell) {
+	hit := rr.r.opts.RowCache.each(h.key, h.epoch, func(c cell.Cell) {
 		if !wanted(rr.q.columns, c.Family, c.Qualifier) {
 			return
 		}
