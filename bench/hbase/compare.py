@@ -17,8 +17,9 @@ PHASES = [
     ("load", "load (INSERT)", ["INSERT"]),
     ("workloada", "A (50/50 read/update)", ["READ", "UPDATE"]),
     ("workloadc", "C (read only)", ["READ"]),
-    ("workloade", "E (short scans)", ["SCAN"]),
     ("workloadf", "F (read-modify-write)", ["READ-MODIFY-WRITE"]),
+    ("reload", "reload for E (INSERT)", ["INSERT"]),
+    ("workloade", "E (short scans)", ["SCAN"]),
 ]
 SIDES = ["hbase", "weir"]
 

@@ -8,13 +8,17 @@
 #                      [--levels none,2000,1000,500] [--out DIR]
 #                      [--heap 4g] [--port-base 38000] [--only hbase|weir]
 #                      [--driver-procs 1] [--durability SYNC_WAL]
-#                      [--wal-hsync false]
+#                      [--wal-hsync false] [--e-reload true]
 #
 # For each server in turn: start it on 127.0.0.1 with quotas enabled, load
 # --records rows (1 KB each, usertable pre-split into 10 regions), flush and
-# major-compact, run workloads A, C, E and F for --duration seconds each
-# with --threads client threads, then `weir bench throttle-study` at
-# --levels, and stop it. Server CPU per operation is the server process's
+# major-compact, run workloads A, C and F for --duration seconds each
+# with --threads client threads; then, as YCSB's wiki ("Core Workloads",
+# "Running the workloads") recommends for workload E, which inserts records,
+# drop the table, reload it with workload E's parameters, flush and
+# major-compact again and run E; then `weir bench throttle-study` at
+# --levels, and stop it. --e-reload false runs E in sequence after C,
+# against the table A updated, with no reload (the order of sessions 1-11). Server CPU per operation is the server process's
 # utime+stime from /proc/<pid>/stat across each phase, divided by the
 # phase's operations. Writes DIR/<server>/*.json, DIR/<server>/throttle/,
 # and DIR/comparison.md with the ratio table (also printed).
@@ -56,8 +60,9 @@ only=
 driver_procs=1
 durability=USE_DEFAULT
 wal_hsync=false
+e_reload=true
 
-usage() { sed -n '2,40p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+usage() { sed -n '2,44p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	--records) records=$2; shift 2 ;;
@@ -73,6 +78,7 @@ while [ $# -gt 0 ]; do
 	--driver-procs) driver_procs=$2; shift 2 ;;
 	--durability) durability=$2; shift 2 ;;
 	--wal-hsync) wal_hsync=$2; shift 2 ;;
+	--e-reload) e_reload=$2; shift 2 ;;
 	-h | --help) usage 0 ;;
 	*) echo "run.sh: unknown argument $1" >&2; usage ;;
 	esac
@@ -82,6 +88,7 @@ for n in "$records" "$duration" "$threads" "$study_duration" "$study_threads" "$
 done
 case $only in '' | hbase | weir) ;; *) echo "run.sh: --only $only: want hbase or weir" >&2; exit 2 ;; esac
 case $wal_hsync in true | false) ;; *) echo "run.sh: --wal-hsync $wal_hsync: want true or false" >&2; exit 2 ;; esac
+case $e_reload in true | false) ;; *) echo "run.sh: --e-reload $e_reload: want true or false" >&2; exit 2 ;; esac
 case $durability in USE_DEFAULT | SKIP_WAL | ASYNC_WAL | SYNC_WAL | FSYNC_WAL) ;;
 *) echo "run.sh: --durability $durability: want USE_DEFAULT, SKIP_WAL, ASYNC_WAL, SYNC_WAL or FSYNC_WAL" >&2; exit 2 ;;
 esac
@@ -165,18 +172,37 @@ EOF
 	log "$name: $(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print("%.0f ops/s, server %.1f CPU-s" % (r["throughput_ops_sec"], r["server_cpu_sec"]))' "$dir/$name.json")"
 }
 
-# workloads MASTER DIR: load, flush + major compaction, A, C, E, F and the
-# throttle study against the server at MASTER.
+# compact MASTER: flush and major-compact usertable, then wait for the
+# server to go idle.
+compact() {
+	log "flush and major compaction"
+	"$weir" shell --master "$1" -e "flush 'usertable'; major_compact 'usertable'" >/dev/null
+	wait_idle
+}
+
+# run_workload MASTER DIR W: workload W for --duration seconds.
+run_workload() {
+	phase "workload$3" "$1" "$2" -- run -P "$repo/workloads/workload$3" -p recordcount="$records" \
+		-p durability="$durability" -p operationcount=0 -p maxexecutiontime="$duration" -threads "$threads"
+}
+
+# workloads MASTER DIR: load, flush + major compaction, A, C, F, a reload
+# for E (unless --e-reload false), E and the throttle study against the
+# server at MASTER.
 workloads() {
 	local master=$1 dir=$2
 	phase load "$master" "$dir" -- load -P "$repo/workloads/workloada" -p recordcount="$records" -p durability="$durability" -threads "$threads"
-	log "flush and major compaction"
-	"$weir" shell --master "$master" -e "flush 'usertable'; major_compact 'usertable'" >/dev/null
-	wait_idle
-	for w in a c e f; do
-		phase "workload$w" "$master" "$dir" -- run -P "$repo/workloads/workload$w" -p recordcount="$records" \
-			-p durability="$durability" -p operationcount=0 -p maxexecutiontime="$duration" -threads "$threads"
-	done
+	compact "$master"
+	if [ "$e_reload" = true ]; then
+		for w in a c f; do run_workload "$master" "$dir" "$w"; done
+		log "dropping usertable to reload it for workload E"
+		"$weir" shell --master "$master" -e "disable 'usertable'; drop 'usertable'" >/dev/null
+		phase reload "$master" "$dir" -- load -P "$repo/workloads/workloade" -p recordcount="$records" -p durability="$durability" -threads "$threads"
+		compact "$master"
+		run_workload "$master" "$dir" e
+	else
+		for w in a c e f; do run_workload "$master" "$dir" "$w"; done
+	fi
 	local before after
 	before=$(cpu_ticks "$server_pid")
 	GOMAXPROCS=$driver_procs "$weir" bench throttle-study --master "$master" --levels "$levels" --duration "${study_duration}s" \
