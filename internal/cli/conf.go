@@ -38,7 +38,7 @@ func (c confFlag) Set(v string) error {
 	return nil
 }
 
-const confUsage = "configuration key=value, repeatable: hbase.regionserver.handler.count, hbase.wal.hsync, hbase.regionserver.optionallogflushinterval, weir.regionserver.row.cache.size, weir.regionserver.row.images, weir.regionserver.gc.{check.interval,write.ratio,min.writes,read.garbage,garbage.ratio,loose.ratio}, weir.storage.block.cache.size, hbase.hstore.compactionThreshold, weir.regionserver.high.priority.handler.count, weir.regionserver.low.busy.limit, hbase.quota.default.user.machine.{read,write,request}.{num,size}, hbase.quota.default.user.machine.request.handler.usage.ms"
+const confUsage = "configuration key=value, repeatable: hbase.regionserver.handler.count, hbase.wal.hsync, hbase.regionserver.optionallogflushinterval, weir.regionserver.row.cache.size, weir.regionserver.row.images, weir.regionserver.gc.{check.interval,write.ratio,min.writes,read.garbage,garbage.ratio,loose.ratio}, weir.storage.block.cache.size, hbase.hstore.compactionThreshold, hbase.hregion.memstore.flush.size, weir.regionserver.high.priority.handler.count, weir.regionserver.low.busy.limit, hbase.quota.default.user.machine.{read,write,request}.{num,size}, hbase.quota.default.user.machine.request.handler.usage.ms"
 
 // registerConf adds -D and its long form --conf to fs.
 func registerConf(fs *flag.FlagSet) confFlag {
@@ -83,6 +83,9 @@ type serverConf struct {
 	// sublevels that start a compaction of the store (0: storage's
 	// default).
 	compactionThreshold int
+	// memstoreFlushSize is hbase.hregion.memstore.flush.size, the size of
+	// the store's memtable in bytes (0: storage's default).
+	memstoreFlushSize uint64
 	// walHflush is hbase.wal.hsync=false (Weir's default is true, HBase's
 	// false).
 	walHflush bool
@@ -156,7 +159,7 @@ func parseGCKey(gc *regionserver.GCConfig, k, v string) (bool, error) {
 // storage returns the store options the settings choose.
 func (sc serverConf) storage() storage.Options {
 	return storage.Options{CacheSize: sc.blockCacheSize, WALSyncInterval: sc.walSyncInterval,
-		L0CompactionThreshold: sc.compactionThreshold}
+		L0CompactionThreshold: sc.compactionThreshold, MemTableSize: sc.memstoreFlushSize}
 }
 
 // slotCount parses a count of slots that may be zero, which
@@ -210,6 +213,16 @@ func (c confFlag) parse() (serverConf, error) {
 				return sc, fmt.Errorf("-D %s=%s: want the L0 sublevels that start a compaction, 1 to 24 (writes stop at 24)", k, v)
 			}
 			sc.compactionThreshold = n
+			continue
+		}
+		if k == "hbase.hregion.memstore.flush.size" {
+			// HBase flushes a region's memstore at this size; a Weir region
+			// server's regions share one memtable, flushed when full.
+			n, err := strconv.ParseUint(v, 10, 64)
+			if err != nil || n < 1<<20 || n > storage.MaxMemTableSize {
+				return sc, fmt.Errorf("-D %s=%s: want the memtable size in bytes, 1048576 to %d", k, v, storage.MaxMemTableSize)
+			}
+			sc.memstoreFlushSize = n
 			continue
 		}
 		if k == "weir.regionserver.row.images" {

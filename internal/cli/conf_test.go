@@ -20,6 +20,7 @@ func TestConfFlag(t *testing.T) {
 		"weir.regionserver.low.busy.limit=0",
 		"weir.storage.block.cache.size=2147483648",
 		"hbase.hstore.compactionThreshold=6",
+		"hbase.hregion.memstore.flush.size=134217728",
 		"hbase.wal.hsync=false",
 		"hbase.regionserver.optionallogflushinterval=250",
 		"weir.regionserver.row.cache.size=0",
@@ -50,9 +51,10 @@ func TestConfFlag(t *testing.T) {
 	if sc.handlerCount != 8 || sc.highHandlers != -1 || sc.lowBusyLimit != -1 {
 		t.Fatalf("handlers %d, high %d, LOW bound %d", sc.handlerCount, sc.highHandlers, sc.lowBusyLimit)
 	}
-	if so := sc.storage(); so.CacheSize != 2<<30 || so.WALSyncInterval != 250*time.Millisecond || so.L0CompactionThreshold != 6 {
-		t.Fatalf("storage options: block cache %d, WAL sync interval %v, L0 compaction at %d; want 2 GiB, 250ms and 6",
-			so.CacheSize, so.WALSyncInterval, so.L0CompactionThreshold)
+	if so := sc.storage(); so.CacheSize != 2<<30 || so.WALSyncInterval != 250*time.Millisecond || so.L0CompactionThreshold != 6 ||
+		so.MemTableSize != 128<<20 {
+		t.Fatalf("storage options: block cache %d, WAL sync interval %v, L0 compaction at %d, memtable %d; want 2 GiB, 250ms, 6 and 128 MiB",
+			so.CacheSize, so.WALSyncInterval, so.L0CompactionThreshold, so.MemTableSize)
 	}
 	if !sc.walHflush {
 		t.Fatal("hbase.wal.hsync=false not set")
@@ -80,6 +82,9 @@ func TestConfFlag(t *testing.T) {
 		{"weir.storage.block.cache.size=1g", "block.cache.size=1g"},
 		{"hbase.hstore.compactionThreshold=0", "compactionThreshold=0"},
 		{"hbase.hstore.compactionThreshold=25", "compactionThreshold=25"},
+		{"hbase.hregion.memstore.flush.size=1000", "memstore.flush.size=1000"},
+		{"hbase.hregion.memstore.flush.size=128m", "memstore.flush.size=128m"},
+		{"hbase.hregion.memstore.flush.size=4294967296", "memstore.flush.size=4294967296"},
 		{"hbase.wal.hsync=yes", "hbase.wal.hsync=yes"},
 		{"weir.regionserver.row.cache.size=-5", "row.cache.size=-5"},
 		{"weir.regionserver.row.cache.size=64m", "row.cache.size=64m"},

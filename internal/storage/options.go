@@ -9,6 +9,10 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 )
 
+// MaxMemTableSize is the largest Options.MemTableSize: Pebble requires a
+// memtable below 4 GiB - 1 (math.MaxUint32).
+const MaxMemTableSize = 4<<30 - 2
+
 // Options configures an Engine. The zero value of every field means its
 // default; call EnsureDefaults (Open does) and Validate.
 type Options struct {
@@ -19,7 +23,8 @@ type Options struct {
 	FS vfs.FS
 	// CacheSize is the block cache size in bytes. Default 1 GiB.
 	CacheSize int64
-	// MemTableSize is the size of one memtable in bytes. Default 64 MiB.
+	// MemTableSize is the size of one memtable in bytes. Default 64 MiB;
+	// at most MaxMemTableSize.
 	MemTableSize uint64
 	// MemTableStopWritesThreshold is how many memtables may queue for flush
 	// before writes stall. Default 4.
@@ -112,9 +117,8 @@ func (o *Options) Validate() error {
 	if o.CacheSize < 0 {
 		errs = append(errs, fmt.Errorf("storage: Options.CacheSize %d is negative", o.CacheSize))
 	}
-	// Pebble requires MemTableSize < 4 GiB - 1 (math.MaxUint32).
-	if o.MemTableSize < 64<<10 || o.MemTableSize >= 4<<30-1 {
-		errs = append(errs, fmt.Errorf("storage: Options.MemTableSize %d is outside [64 KiB, 4 GiB)", o.MemTableSize))
+	if o.MemTableSize < 64<<10 || o.MemTableSize > MaxMemTableSize {
+		errs = append(errs, fmt.Errorf("storage: Options.MemTableSize %d is outside [64 KiB, MaxMemTableSize]", o.MemTableSize))
 	}
 	if o.MemTableStopWritesThreshold < 2 {
 		errs = append(errs, fmt.Errorf("storage: Options.MemTableStopWritesThreshold %d is below 2", o.MemTableStopWritesThreshold))
