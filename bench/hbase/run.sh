@@ -18,9 +18,10 @@
 # drop the table, reload it with workload E's parameters, flush and
 # major-compact again and run E; then `weir bench throttle-study` at
 # --levels, and stop it. --e-reload false runs E in sequence after C,
-# against the table A updated, with no reload (the order of sessions 1-11). Server CPU per operation is the server process's
-# utime+stime from /proc/<pid>/stat across each phase, divided by the
-# phase's operations. Writes DIR/<server>/*.json, DIR/<server>/throttle/,
+# against the table A updated, with no reload (the order of sessions
+# 1-11). Server CPU per operation is the server process's utime+stime
+# from /proc/<pid>/stat across each phase, divided by the phase's
+# operations. Writes DIR/<server>/*.json, DIR/<server>/throttle/,
 # and DIR/comparison.md with the ratio table (also printed).
 #
 # The driver runs with GOMAXPROCS=--driver-procs (default 1; 0 leaves Go's
@@ -62,7 +63,7 @@ durability=USE_DEFAULT
 wal_hsync=false
 e_reload=true
 
-usage() { sed -n '2,44p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+usage() { sed -n '2,45p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	--records) records=$2; shift 2 ;;

@@ -84,7 +84,8 @@ type serverConf struct {
 	// default).
 	compactionThreshold int
 	// memstoreFlushSize is hbase.hregion.memstore.flush.size, the size of
-	// the store's memtable in bytes (0: storage's default).
+	// the store's memtable in bytes (0: the region server's default,
+	// regionserver.DefaultMemstoreFlushSize).
 	memstoreFlushSize uint64
 	// walHflush is hbase.wal.hsync=false (Weir's default is true, HBase's
 	// false).
