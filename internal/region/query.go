@@ -142,11 +142,20 @@ func (r *Region) newQuery(cols []Columns, tr cell.TimeRange, maxVersions int, f 
 			q.columns = append(q.columns, Columns{Family: c.Family, Qualifiers: slices.Clone(c.Qualifiers)})
 		}
 		slices.SortFunc(q.columns, func(a, b Columns) int { return bytes.Compare(a.Family, b.Family) })
+		whole := len(q.columns) == len(desc.Families)
 		for i := range q.columns {
 			if qs := q.columns[i].Qualifiers; qs != nil {
 				slices.SortFunc(qs, bytes.Compare)
 				q.columns[i].Qualifiers = slices.CompactFunc(qs, bytes.Equal)
+				whole = false
 			}
+		}
+		if whole {
+			// Every family of the table, whole (YCSB's HBase binding
+			// names its one family): the same as no columns, which
+			// reads skip checking family by family (5% of a 100-row
+			// scan's CPU in BenchmarkScan100KVImagesFamily).
+			q.columns = nil
 		}
 	}
 	return q, nil

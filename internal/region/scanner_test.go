@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/weirdb/weir/internal/cell"
 	"github.com/weirdb/weir/internal/filter"
 )
 
@@ -199,5 +200,40 @@ func TestScanBatchLayout(t *testing.T) {
 	}
 	if got != want {
 		t.Fatalf("batch:\n%s\nresults:\n%s", got, want)
+	}
+}
+
+// Naming every family of the table, each whole, reads what naming none
+// does, and the query says so (no columns to check family by family); a
+// qualifier or a missing family keeps the columns.
+func TestQueryAllFamiliesIsAll(t *testing.T) {
+	r, _ := openTestRegion(t) // families f1 and f2
+	for _, tc := range []struct {
+		name string
+		cols []Columns
+		all  bool
+	}{
+		{"both", []Columns{{Family: []byte("f2")}, {Family: []byte("f1")}}, true},
+		{"both, one twice", []Columns{{Family: []byte("f1")}, {Family: []byte("f2")}, {Family: []byte("f1"), Qualifiers: [][]byte{[]byte("q")}}}, true},
+		{"one", []Columns{{Family: []byte("f1")}}, false},
+		{"a qualifier", []Columns{{Family: []byte("f1")}, {Family: []byte("f2"), Qualifiers: [][]byte{[]byte("q")}}}, false},
+	} {
+		q, err := r.newQuery(tc.cols, cell.AllTime, 1, nil, false, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if all := q.columns == nil; all != tc.all {
+			t.Errorf("%s: columns %v; want all: %v", tc.name, q.columns, tc.all)
+		}
+	}
+	mustMutate(t, r, put("r", "f1", "a", 1, "x"), put("r", "f2", "b", 1, "y"))
+	for _, cols := range [][]Columns{nil, {{Family: []byte("f1")}, {Family: []byte("f2")}}} {
+		res, err := r.Get(context.Background(), Get{Row: []byte("r"), Columns: cols})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fmtCells(res.Cells); got != "r/f1:a/1/Put=x\nr/f2:b/1/Put=y\n" {
+			t.Errorf("Get of %v:\n%s", cols, got)
+		}
 	}
 }
