@@ -73,6 +73,17 @@ func (c *cellIter) imageKey() []byte {
 	return c.imgKey
 }
 
+// RowPrefix is the row prefix of the current cell's key: Key's first
+// storage.RowPrefixLen bytes, without building the whole key of an
+// image's cell (a scan asks it of every row's first cell).
+func (c *cellIter) RowPrefix() []byte {
+	if c.fromImage {
+		return c.imgRow
+	}
+	k := c.it.Key()
+	return k[:storage.RowPrefixLen(k)]
+}
+
 // row is the row of the current cell, when it is an image's.
 func (c *cellIter) imageRow() []byte { return c.imgUse }
 

@@ -255,3 +255,50 @@ func keysAndImages(t *testing.T, r *Region) (keys, images int) {
 	}
 	return keys, images
 }
+
+// cellIter.RowPrefix is the row prefix of Key, whether the cell is an
+// image's or a key of its own, at every step and after seeks.
+func TestCellIterRowPrefix(t *testing.T) {
+	ctx := context.Background()
+	r, _ := openTestRegion(t)
+	for _, row := range []string{"a", "b\x00", "c"} {
+		for q := range 3 {
+			mustMutate(t, r, put(row, "f1", fmt.Sprintf("q%d", q), 10, "v"))
+		}
+	}
+	if err := r.Compact(ctx, true); err != nil { // a, b\x00 and c become images
+		t.Fatal(err)
+	}
+	mustMutate(t, r, put("b\x00", "f1", "q1", 20, "w"), put("d", "f2", "x", 5, "v")) // a key after b's image; a row of keys
+	store, err := r.engine.NewIter(storage.IterOptions{Lower: r.lower, Upper: r.upper})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	var it cellIter
+	it.reset(store)
+	check := func(where string) {
+		t.Helper()
+		k := it.Key()
+		if want := k[:storage.RowPrefixLen(k)]; !bytes.Equal(it.RowPrefix(), want) {
+			t.Fatalf("%s: RowPrefix %x; want %x (key %x, from image %v)", where, it.RowPrefix(), want, k, it.fromImage)
+		}
+	}
+	cells, images := 0, 0
+	for ok := it.First(); ok; ok = it.Next() {
+		check(fmt.Sprintf("cell %d", cells))
+		cells++
+		if it.fromImage {
+			images++
+		}
+	}
+	if cells != 11 || images != 9 {
+		t.Fatalf("%d cells, %d from images; want 11 and 9", cells, images)
+	}
+	for _, row := range []string{"b\x00", "c", "d"} {
+		if !it.SeekGE(storage.AppendRowPrefix(nil, r.info.TableID, []byte(row))) {
+			t.Fatalf("seek to %q found nothing", row)
+		}
+		check("seek to " + row)
+	}
+}

@@ -372,10 +372,12 @@ func (s *Scanner) nextRow(out []cell.Cell) ([]cell.Cell, error) {
 	switch {
 	case s.scan.Reversed:
 		ok = it.SeekLT(s.cursor)
-	case it.Valid() && bytes.Compare(it.Key(), s.cursor) >= 0:
+	case it.Valid() && (bytes.Compare(it.RowPrefix(), s.cursor) >= 0 || bytes.Compare(it.Key(), s.cursor) >= 0):
 		// Reading the last row left the iterator on the first key after
 		// it (or after the filter's hint), and no key lies between the
-		// cursor and that one: a seek would land where it is.
+		// cursor and that one: a seek would land where it is. (A key is
+		// at least its row's prefix, which is enough to know unless the
+		// cursor is within the row.)
 		ok = true
 	default:
 		ok = it.SeekGE(s.cursor)
@@ -384,14 +386,13 @@ func (s *Scanner) nextRow(out []cell.Cell) ([]cell.Cell, error) {
 		s.done = true
 		return out, it.Error()
 	}
-	key := it.Key()
-	n := storage.RowPrefixLen(key)
+	prefix := it.RowPrefix()
 	if invariants.Enabled && len(s.rowBuf) > 0 {
-		if c := bytes.Compare(key[:n], s.rowBuf); (c <= 0) != s.scan.Reversed || c == 0 {
-			panic(fmt.Sprintf("region: scanner rows out of order: %x after %x (reversed=%v)", key[:n], s.rowBuf, s.scan.Reversed))
+		if c := bytes.Compare(prefix, s.rowBuf); (c <= 0) != s.scan.Reversed || c == 0 {
+			panic(fmt.Sprintf("region: scanner rows out of order: %x after %x (reversed=%v)", prefix, s.rowBuf, s.scan.Reversed))
 		}
 	}
-	s.rowBuf = append(s.rowBuf[:0], key[:n]...)
+	s.rowBuf = append(s.rowBuf[:0], prefix...)
 	rowPrefix := s.rowBuf
 	if s.scan.Reversed {
 		s.cursor = append(s.cursor[:0], rowPrefix...)
