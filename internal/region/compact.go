@@ -133,7 +133,7 @@ func (r *Region) collectGarbage(ctx context.Context, mode gcMode) (GCStats, erro
 			ok = it.rowDone()
 			continue
 		}
-		prefix = append(prefix[:0], it.Key()[:storage.RowPrefixLen(it.Key())]...)
+		prefix = append(prefix[:0], it.RowPrefix()...)
 		rowKeys, arena, err = collectRowKeys(&it, prefix, rowKeys[:0], arena[:0], false)
 		if err != nil {
 			return st, err

@@ -118,7 +118,7 @@ func (o *Options) Validate() error {
 		errs = append(errs, fmt.Errorf("storage: Options.CacheSize %d is negative", o.CacheSize))
 	}
 	if o.MemTableSize < 64<<10 || o.MemTableSize > MaxMemTableSize {
-		errs = append(errs, fmt.Errorf("storage: Options.MemTableSize %d is outside [64 KiB, MaxMemTableSize]", o.MemTableSize))
+		errs = append(errs, fmt.Errorf("storage: Options.MemTableSize %d is outside [65536, %d]", o.MemTableSize, MaxMemTableSize))
 	}
 	if o.MemTableStopWritesThreshold < 2 {
 		errs = append(errs, fmt.Errorf("storage: Options.MemTableStopWritesThreshold %d is below 2", o.MemTableStopWritesThreshold))
