@@ -52,7 +52,8 @@ var coreWorkloadClasses = map[string]bool{
 // ParseProps reads Java-properties text: "key=value", "key: value" or
 // "key value"; '#' and '!' start comment lines; a line ending in an odd
 // number of backslashes continues on the next one (leading blanks of the
-// continuation dropped). name is used in error messages.
+// continuation dropped); keys and values take Java's backslash escapes
+// (setLine). name is used in error messages.
 func ParseProps(r io.Reader, name string, into Props) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
@@ -99,20 +100,88 @@ func ParseProps(r io.Reader, name string, into Props) error {
 	return nil
 }
 
+// setLine sets the property of one logical line, as java.util.Properties
+// reads it: the key runs to the first separator ('=', ':' or a blank) not
+// escaped by a backslash, and key and value take Java's escapes (\t, \n,
+// \r, \f, \uXXXX, and a backslash before any other character stands
+// for that character). Unlike Java, blanks at the end of the value are
+// dropped: "recordcount=10 " would otherwise not be a number.
 func (p Props) setLine(line string) error {
-	i := strings.IndexAny(line, "=: \t")
-	var k, v string
-	if i < 0 {
-		k = line
-	} else {
-		k = line[:i]
-		rest := strings.TrimLeft(line[i:], " \t")
-		if rest != "" && (rest[0] == '=' || rest[0] == ':') {
-			rest = strings.TrimLeft(rest[1:], " \t")
+	i := 0
+	for i < len(line) && !strings.ContainsRune("=: \t\f", rune(line[i])) {
+		if line[i] == '\\' {
+			i++
 		}
-		v = strings.TrimRight(rest, " \t\r")
+		i++
 	}
-	return p.Set(k, v)
+	i = min(i, len(line))
+	k, rest := line[:i], strings.TrimLeft(line[i:], " \t\f")
+	if rest != "" && (rest[0] == '=' || rest[0] == ':') {
+		rest = strings.TrimLeft(rest[1:], " \t\f")
+	}
+	key, err := unescapeProp(k)
+	if err != nil {
+		return err
+	}
+	v, err := unescapeProp(trimBlanksRight(rest))
+	if err != nil {
+		return fmt.Errorf("property %q: %w", key, err)
+	}
+	return p.Set(key, v)
+}
+
+// trimBlanksRight drops the blanks that end s, but not an escaped one.
+func trimBlanksRight(s string) string {
+	for len(s) > 0 && strings.IndexByte(" \t\f\r", s[len(s)-1]) >= 0 {
+		n := 0
+		for n < len(s)-1 && s[len(s)-2-n] == '\\' {
+			n++
+		}
+		if n%2 == 1 {
+			break
+		}
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+// unescapeProp resolves java.util.Properties' escapes in s.
+func unescapeProp(s string) (string, error) {
+	if !strings.Contains(s, "\\") {
+		return s, nil
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 == len(s) {
+			b.WriteByte(c) // a lone backslash at the end stays, as in Java
+			continue
+		}
+		i++
+		switch c = s[i]; c {
+		case 't':
+			b.WriteByte('\t')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 'f':
+			b.WriteByte('\f')
+		case 'u':
+			if i+5 > len(s) {
+				return "", fmt.Errorf("malformed \\uXXXX escape %q", s[i-1:])
+			}
+			r, err := strconv.ParseUint(s[i+1:i+5], 16, 16)
+			if err != nil {
+				return "", fmt.Errorf("malformed \\uXXXX escape %q", s[i-1:i+5])
+			}
+			b.WriteRune(rune(r))
+			i += 4
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), nil
 }
 
 // Set sets one property, rejecting unknown keys.

@@ -153,7 +153,7 @@ func NewWorkload(p Props) (*Workload, error) {
 		w.cumulative[i] = sum
 	}
 	if math.Abs(sum-1) > 1e-6 {
-		return nil, fmt.Errorf("operation proportions (read %v + update %v + insert %v + scan %v + readmodifywrite %v) sum to %v, not 1",
+		return nil, fmt.Errorf("operation proportions (read %v + update %v + insert %v + scan %v + readmodifywrite %v) sum to %.6g, not 1",
 			w.Proportions[OpRead], w.Proportions[OpUpdate], w.Proportions[OpInsert], w.Proportions[OpScan], w.Proportions[OpRMW], sum)
 	}
 	for i := 0; i < w.FieldCount; i++ {
