@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"unicode/utf8"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"google.golang.org/protobuf/proto"
@@ -46,10 +47,15 @@ type QuotaDocSubject struct {
 	Weight       int    `json:"weight,omitempty"`
 }
 
-// EncodeQuotaSettings renders st for etcd.
+// EncodeQuotaSettings renders st for etcd. It refuses a subject whose
+// names are not valid UTF-8: JSON would store them as U+FFFD, so the quota
+// would come back on another subject.
 func EncodeQuotaSettings(st quota.Settings) ([]byte, error) {
 	doc := QuotaDoc{Version: 1, Subjects: []QuotaDocSubject{}}
 	for _, s := range st.Subjects() {
+		if !utf8.ValidString(s.User) || !utf8.ValidString(s.Namespace) || !utf8.ValidString(s.Table) || !utf8.ValidString(s.RegionServer) {
+			return nil, fmt.Errorf("meta: quota of %q: subject names must be valid UTF-8", s)
+		}
 		q, _ := st.Get(s)
 		b, err := proto.Marshal(q.ToProto())
 		if err != nil {
