@@ -2,6 +2,7 @@ package quota
 
 import (
 	"errors"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -62,7 +63,13 @@ func ceilMillis(d time.Duration) int64 {
 	if d <= 0 {
 		return 0
 	}
-	return int64((d + time.Millisecond - 1) / time.Millisecond)
+	// Not (d + 999999ns) / 1ms: that overflows for waits near the longest
+	// Duration, such as waitFor's math.MaxInt64 ("never").
+	ms := int64(d / time.Millisecond)
+	if d%time.Millisecond != 0 {
+		ms++
+	}
+	return ms
 }
 
 // FormatWait formats d as HBase's RpcThrottlingException.stringFromMillis
@@ -101,7 +108,8 @@ func FormatWait(d time.Duration) string {
 }
 
 // ParseThrottledMessage recovers the type and wait from a message built by
-// Error (what HBase's client does after unwrapping a RemoteException).
+// Error (what HBase's client does after unwrapping a RemoteException). A
+// wait longer than the longest Duration reads as math.MaxInt64.
 func ParseThrottledMessage(msg string) (*ThrottledError, bool) {
 	for t := RequestNumber; t <= RequestHandlerUsageMs; t++ {
 		i := strings.Index(msg, throttleMessages[t]+msgWait)
@@ -132,7 +140,13 @@ func ParseThrottledMessage(msg string) (*ThrottledError, bool) {
 			default:
 				return nil, false
 			}
-			total += time.Duration(v) * unit
+			// A wait beyond the longest Duration saturates instead of
+			// wrapping (FormatWait(math.MaxInt64) is such a wait).
+			if v > int64((math.MaxInt64-total)/unit) {
+				total = math.MaxInt64
+			} else {
+				total += time.Duration(v) * unit
+			}
 		}
 		return &ThrottledError{Type: t, Wait: total}, true
 	}

@@ -120,7 +120,9 @@ func ParseLimit(s string) (Limit, error) {
 	case len(u) == 1 && strings.IndexByte("bkmgtp", u[0]) >= 0:
 		l.Unit = UnitBytes
 		for _, su := range sizeUnits {
-			if su.letter == unit[0]&^0x20 { // upper-case the letter
+			// u, not unit: "K" (U+212A, Kelvin) lower-cases to the
+			// letter k, but its first byte is no letter.
+			if su.letter == u[0]&^0x20 { // upper-case the letter
 				if amount > math.MaxInt64>>su.shift {
 					return bad("amount %q overflows 64 bits", num+unit)
 				}
