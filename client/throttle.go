@@ -1,6 +1,7 @@
 package client
 
 import (
+	"math"
 	"regexp"
 	"strconv"
 	"time"
@@ -11,7 +12,8 @@ import (
 var throttleWaitRE = regexp.MustCompile(`wait (?:(\d+)hrs?, )?(?:(\d+)mins?, )?(?:(\d+)sec[, ]{0,2})?(?:(\d+)ms)?`)
 
 // parseThrottleWait returns the wait an RpcThrottlingException message
-// asks for; ok is false when the message has none.
+// asks for; ok is false when the message has none. A wait longer than the
+// longest Duration reads as math.MaxInt64.
 func parseThrottleWait(msg string) (d time.Duration, ok bool) {
 	m := throttleWaitRE.FindStringSubmatch(msg)
 	if m == nil {
@@ -26,7 +28,13 @@ func parseThrottleWait(msg string) (d time.Duration, ok bool) {
 		if err != nil {
 			return 0, false
 		}
-		d += time.Duration(n) * u
+		// A wait beyond the longest Duration saturates: wrapped, it
+		// came out negative and the client retried at once.
+		if n > int64((math.MaxInt64-d)/u) {
+			d = math.MaxInt64
+		} else {
+			d += time.Duration(n) * u
+		}
 		ok = true
 	}
 	return d, ok
