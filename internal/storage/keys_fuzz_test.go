@@ -117,3 +117,60 @@ func FuzzDecodeColumn(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeRow: arbitrary bytes never panic DecodeRow, a failure wraps
+// ErrCorruptKey, and a key it decodes starts with exactly the row prefix of
+// what it decodes to, the prefix Split (RowPrefixLen) finds; on a cell key
+// it agrees with DecodeCellKey.
+func FuzzDecodeRow(f *testing.F) {
+	f.Add([]byte{})
+	f.Add([]byte{0, 0, 0})
+	f.Add([]byte{0, 0, 0, 1})
+	f.Add([]byte{0, 0, 0, 1, 'r', 0})
+	f.Add([]byte{0, 0, 0, 1, 'r', 0, 5})
+	f.Add([]byte{0, 0, 0, 1, 'r', 0, 0xFF})
+	f.Add(AppendRowPrefix(nil, 1, []byte("row")))
+	f.Add(AppendRowPrefix(nil, math.MaxUint32, []byte{0, 0xFF, 0}))
+	f.Add(AppendCellKey(nil, 1, []byte("row"), []byte("cf"), []byte("q"), 42, typePut))
+	f.Add(AppendCellKey(nil, 9, []byte("\x00\x01"), []byte("f"), nil, 1, typeDeleteFamilyVersion))
+	f.Add(RowUpperBound(nil, AppendRowPrefix(nil, 2, []byte("r"))))
+	f.Fuzz(func(t *testing.T, key []byte) {
+		table, row, err := DecodeRow(key)
+		if err != nil {
+			if !errors.Is(err, ErrCorruptKey) {
+				t.Fatalf("DecodeRow(%x): %v does not wrap ErrCorruptKey", key, err)
+			}
+			return
+		}
+		prefix := AppendRowPrefix(nil, table, row)
+		if !bytes.HasPrefix(key, prefix) {
+			t.Fatalf("DecodeRow(%x) = %d, %x, whose row prefix %x does not start the key", key, table, row, prefix)
+		}
+		if n := RowPrefixLen(key); n != len(prefix) {
+			t.Fatalf("DecodeRow(%x) = %d, %x: row prefix of %d bytes, RowPrefixLen says %d", key, table, row, len(prefix), n)
+		}
+		if IsRowKey(key) != (len(key) == len(prefix)) {
+			t.Fatalf("IsRowKey(%x) = %v for a %d-byte row prefix", key, IsRowKey(key), len(prefix))
+		}
+		if k, err := DecodeCellKey(key); err == nil && (k.Table != table || !bytes.Equal(k.Row, row)) {
+			t.Fatalf("DecodeRow(%x) = %d, %x; DecodeCellKey = %d, %x", key, table, row, k.Table, k.Row)
+		}
+	})
+}
+
+// FuzzRowPrefixRoundTrip: the row prefix of any row decodes back to it
+// whatever follows it (the escape is prefix free), so every key of the
+// row, and the row's image key, yields the row.
+func FuzzRowPrefixRoundTrip(f *testing.F) {
+	f.Add(uint32(1), []byte("row"), []byte{})
+	f.Add(uint32(0), []byte{}, []byte{0})
+	f.Add(uint32(math.MaxUint32), []byte{0, 0, 0xFF, 1}, []byte{0, 1})
+	f.Add(uint32(7), []byte("a\x00"), []byte("\x00\xffcf\x00\x01"))
+	f.Fuzz(func(t *testing.T, table uint32, row, rest []byte) {
+		key := append(AppendRowPrefix(nil, table, row), rest...)
+		gotTable, gotRow, err := DecodeRow(key)
+		if err != nil || gotTable != table || !bytes.Equal(gotRow, row) {
+			t.Fatalf("DecodeRow(%x) = %d, %x, %v; want %d, %x", key, gotTable, gotRow, err, table, row)
+		}
+	})
+}
