@@ -173,7 +173,8 @@ func FuzzThrottledMessageRoundTrip(f *testing.F) {
 // checkEnumParse checks a case-insensitive enum parser: an accepted input is
 // the value's name, up to case and surrounding space, and the name parses
 // back; any input parses the same with its ASCII letters' case swapped.
-func checkEnumParse[T comparable](t *testing.T, fn string, parse func(string) (T, error), s string, name func(T) string) (T, bool) {
+// It returns what parse returned for s.
+func checkEnumParse[T comparable](t *testing.T, fn string, parse func(string) (T, error), s string, name func(T) string) (T, error) {
 	t.Helper()
 	v, err := parse(s)
 	sv, serr := parse(asciiSwapCase(s))
@@ -181,7 +182,7 @@ func checkEnumParse[T comparable](t *testing.T, fn string, parse func(string) (T
 		t.Fatalf("%s(%q) = %v, %v but %s(%q) = %v, %v", fn, s, v, err, fn, asciiSwapCase(s), sv, serr)
 	}
 	if err != nil {
-		return v, false
+		return v, err
 	}
 	if !strings.EqualFold(strings.TrimSpace(s), name(v)) {
 		t.Fatalf("%s(%q) = %v, whose name is %q", fn, s, v, name(v))
@@ -189,7 +190,7 @@ func checkEnumParse[T comparable](t *testing.T, fn string, parse func(string) (T
 	if back, err := parse(name(v)); err != nil || back != v {
 		t.Fatalf("%s(%q) = %v; its name %q parses as %v, %v", fn, s, v, name(v), back, err)
 	}
-	return v, true
+	return v, nil
 }
 
 // FuzzParseThrottleType: accepted inputs name one of the 13 types.
@@ -201,9 +202,8 @@ func FuzzParseThrottleType(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		typ, ok := checkEnumParse(t, "ParseThrottleType", ParseThrottleType, s, ThrottleType.String)
-		if !ok {
-			_, err := ParseThrottleType(s)
+		typ, err := checkEnumParse(t, "ParseThrottleType", ParseThrottleType, s, ThrottleType.String)
+		if err != nil {
 			checkNamedError(t, "ParseThrottleType", s, err, "quota: unknown THROTTLE_TYPE ")
 			return
 		}
@@ -222,9 +222,8 @@ func FuzzParseSpacePolicy(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		p, ok := checkEnumParse(t, "ParseSpacePolicy", ParseSpacePolicy, s, SpacePolicy.String)
-		if !ok {
-			_, err := ParseSpacePolicy(s)
+		p, err := checkEnumParse(t, "ParseSpacePolicy", ParseSpacePolicy, s, SpacePolicy.String)
+		if err != nil {
 			checkNamedError(t, "ParseSpacePolicy", s, err, "quota: unknown POLICY ")
 			return
 		}
@@ -252,7 +251,7 @@ func FuzzParseMode(f *testing.F) {
 			}
 			return
 		}
-		if m, ok := checkEnumParse(t, "ParseMode", ParseMode, s, Mode.String); ok && m != ModeQueue && m != ModeReject {
+		if m, err := checkEnumParse(t, "ParseMode", ParseMode, s, Mode.String); err == nil && m != ModeQueue && m != ModeReject {
 			t.Fatalf("ParseMode(%q) = %d, neither queue nor reject", s, m)
 		}
 	})
