@@ -65,7 +65,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	var files, overrides listFlag
 	fs.Var(&files, "P", "workload property file (repeatable)")
 	fs.Var(&overrides, "p", "property override key=value (repeatable)")
-	threads := fs.Int("threads", 0, "worker threads (threadcount; default 1)")
+	threads := fs.Int("threads", 1, "worker threads (threadcount)")
 	target := fs.Float64("target", 0, "target throughput in ops/s over all threads (0: as fast as possible)")
 	status := fs.Bool("s", false, "print a status line to stderr every 10 s")
 	db := fs.String("db", "", "binding: hbase (default) or null")
@@ -92,11 +92,15 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	// Flags first, -p last: an explicit -p wins, as in YCSB.
+	// A flag given, even as 0, sets its property, so that -threads 0 is
+	// refused by the workload's check rather than taken as no flag.
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	set := func(k, v string) error { return props.Set(k, v) }
-	if *threads != 0 {
+	if given["threads"] {
 		_ = set("threadcount", strconv.Itoa(*threads))
 	}
-	if *target != 0 {
+	if given["target"] {
 		_ = set("target", strconv.FormatFloat(*target, 'f', -1, 64))
 	}
 	if *db != "" {

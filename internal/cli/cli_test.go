@@ -23,6 +23,7 @@ func TestMain_Commands(t *testing.T) {
 		{args: []string{"bench", "run", "-P", "../../workloads/workloadc", "-db", "null"}, wantCode: 0, wantOut: "[READ], Return=OK, 1000"},
 		{args: []string{"bench", "load", "-P", "../../workloads/workloadc", "-db", "null", "--json", "-threads", "2"}, wantCode: 0, wantOut: `"name": "INSERT"`},
 		{args: []string{"bench", "run", "-P", "../../workloads/workloadc", "-p", "readproportion=0.9"}, wantCode: 1, wantErr: "sum to 0.9, not 1"},
+		{args: []string{"bench", "run", "-P", "../../workloads/workloadc", "-db", "null", "-threads", "0"}, wantCode: 1, wantErr: "threadcount=0: want at least 1"},
 		{args: []string{"bench", "colocation-study", "--instances", "1,0"}, wantCode: 2, wantErr: `--instances: "0" is not a count from 1 to 30`},
 		{args: []string{"bench", "colocation-study", "--duration", "10ms"}, wantCode: 2, wantErr: "--duration must be at least 1s"},
 		{args: []string{"regionserver", "--first-instance", "64"}, wantCode: 2, wantErr: "--first-instance 64: want 0 to 63"},
