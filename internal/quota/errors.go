@@ -2,10 +2,11 @@ package quota
 
 import (
 	"errors"
-	"math"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/weirdb/weir/internal/quotawire"
 )
 
 // ErrThrottled matches every *ThrottledError with errors.Is. RPC layers map
@@ -117,38 +118,11 @@ func ParseThrottledMessage(msg string) (*ThrottledError, bool) {
 			continue
 		}
 		rest := msg[i+len(throttleMessages[t])+len(msgWait):]
-		var total time.Duration
-		for _, part := range strings.Split(rest, ", ") {
-			n := 0
-			for n < len(part) && part[n] >= '0' && part[n] <= '9' {
-				n++
-			}
-			v, err := strconv.ParseInt(part[:n], 10, 64)
-			if err != nil {
-				return nil, false
-			}
-			var unit time.Duration
-			switch part[n:] {
-			case "hr", "hrs":
-				unit = time.Hour
-			case "min", "mins":
-				unit = time.Minute
-			case "sec":
-				unit = time.Second
-			case "ms":
-				unit = time.Millisecond
-			default:
-				return nil, false
-			}
-			// A wait beyond the longest Duration saturates instead of
-			// wrapping (FormatWait(math.MaxInt64) is such a wait).
-			if v > int64((math.MaxInt64-total)/unit) {
-				total = math.MaxInt64
-			} else {
-				total += time.Duration(v) * unit
-			}
+		wait, n, ok := quotawire.ParseWait(rest)
+		if !ok || n != len(rest) {
+			return nil, false
 		}
-		return &ThrottledError{Type: t, Wait: total}, true
+		return &ThrottledError{Type: t, Wait: wait}, true
 	}
 	return nil, false
 }

@@ -1,6 +1,7 @@
 // Package quotawire holds the Weir extension fields of HBase's quota
-// messages (PRIORITY and WEIGHT), shared by the server's quota model and
-// the public client, which may not import the server's packages.
+// messages (PRIORITY and WEIGHT) and the reader of the wait in a throttled
+// request's message, shared by the server's quota model and the public
+// client, which may not import the server's packages.
 package quotawire
 
 import (
