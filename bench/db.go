@@ -13,7 +13,9 @@ import (
 // fields nil means all fields. Keys, field names and values may be reused
 // by the caller after the call returns.
 type DB interface {
-	Read(ctx context.Context, key []byte, fields [][]byte) Status
+	// Read reads fields of the row at key (nil: all); cell, when not nil,
+	// is given each field and value read, valid during the call only.
+	Read(ctx context.Context, key []byte, fields [][]byte, cell func(field, value []byte)) Status
 	Scan(ctx context.Context, start []byte, count int, fields [][]byte) Status
 	Update(ctx context.Context, key []byte, fields, values [][]byte) Status
 	Insert(ctx context.Context, key []byte, fields, values [][]byte) Status
@@ -39,12 +41,12 @@ func (nullBinding) Prepare(context.Context, string, *Workload) error { return ni
 func (nullBinding) NewDB(*Workload) DB                               { return nullDB{} }
 func (nullBinding) Close() error                                     { return nil }
 
-func (nullDB) Read(context.Context, []byte, [][]byte) Status             { return StatusOK }
-func (nullDB) Scan(context.Context, []byte, int, [][]byte) Status        { return StatusOK }
-func (nullDB) Update(context.Context, []byte, [][]byte, [][]byte) Status { return StatusOK }
-func (nullDB) Insert(context.Context, []byte, [][]byte, [][]byte) Status { return StatusOK }
-func (nullDB) Delete(context.Context, []byte) Status                     { return StatusOK }
-func (nullDB) Close(context.Context) Status                              { return StatusOK }
+func (nullDB) Read(context.Context, []byte, [][]byte, func(_, _ []byte)) Status { return StatusOK }
+func (nullDB) Scan(context.Context, []byte, int, [][]byte) Status               { return StatusOK }
+func (nullDB) Update(context.Context, []byte, [][]byte, [][]byte) Status        { return StatusOK }
+func (nullDB) Insert(context.Context, []byte, [][]byte, [][]byte) Status        { return StatusOK }
+func (nullDB) Delete(context.Context, []byte) Status                            { return StatusOK }
+func (nullDB) Close(context.Context) Status                                     { return StatusOK }
 
 // hbaseBinding runs the workload through Weir's (HBase-compatible) client,
 // with the semantics of YCSB's hbase2 binding.
@@ -135,7 +137,7 @@ type hbaseDB struct {
 	bufBytes  int64
 }
 
-func (d *hbaseDB) Read(ctx context.Context, key []byte, fields [][]byte) Status {
+func (d *hbaseDB) Read(ctx context.Context, key []byte, fields [][]byte, cell func(field, value []byte)) Status {
 	g := client.NewGet(key)
 	if fields == nil {
 		g.AddFamily(d.b.family)
@@ -150,6 +152,11 @@ func (d *hbaseDB) Read(ctx context.Context, key []byte, fields [][]byte) Status 
 	err := d.b.table.GetFunc(ctx, g, func(r *client.Result) error {
 		if len(r.Cells) == 0 {
 			st = StatusNotFound
+		}
+		if cell != nil {
+			for i := range r.Cells {
+				cell(r.Cells[i].Qualifier, r.Cells[i].Value)
+			}
 		}
 		return nil
 	})

@@ -10,6 +10,13 @@
 // builds them, so a table loaded by YCSB can be run by weir and the other
 // way round.
 //
+// Every CoreWorkload generator is there: request distributions uniform,
+// zipfian (scrambled), latest, hotspot, sequential and exponential; field
+// lengths constant, uniform, zipfian or from a histogram file; scan
+// lengths uniform or zipfian. dataintegrity=true writes each value as
+// YCSB derives it from key and field and checks every read's values
+// (reported as the VERIFY operation, UNEXPECTED_STATE when one differs).
+//
 // The database side follows YCSB's hbase2 binding: table (default
 // usertable), columnfamily (default "family"), clientbuffering with
 // writebuffersize, durability. load creates a missing table, pre-split

@@ -14,10 +14,13 @@ const (
 	StatusOK Status = iota
 	StatusNotFound
 	StatusError
+	// StatusUnexpected is a read whose values are not the ones written
+	// (dataintegrity=true's VERIFY).
+	StatusUnexpected
 	numStatus
 )
 
-var statusNames = [numStatus]string{"OK", "NOT_FOUND", "ERROR"}
+var statusNames = [numStatus]string{"OK", "NOT_FOUND", "ERROR", "UNEXPECTED_STATE"}
 
 func (s Status) String() string { return statusNames[s] }
 

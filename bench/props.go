@@ -28,11 +28,16 @@ var knownProps = map[string]bool{
 	"table": true, "fieldcount": true, "fieldlength": true, "minfieldlength": true,
 	"fieldlengthdistribution": true, "fieldnameprefix": true,
 	"readallfields": true, "writeallfields": true, "dataintegrity": true,
+	"readallfieldsbyname": true, "fieldlengthhistogram": true,
+	"exponential.percentile": true, "exponential.frac": true,
 	"readproportion": true, "updateproportion": true, "insertproportion": true,
 	"scanproportion": true, "readmodifywriteproportion": true,
 	"requestdistribution": true, "zeropadding": true, "insertorder": true,
 	"minscanlength": true, "maxscanlength": true, "scanlengthdistribution": true,
 	"hotspotdatafraction": true, "hotspotopnfraction": true,
+	"core_workload_insertion_retry_limit": true, "core_workload_insertion_retry_interval": true,
+	// The names the retry properties had in Weir before it followed
+	// YCSB's; still read.
 	"insertionretrylimit": true, "insertionretryinterval": true,
 	// HBase binding.
 	"columnfamily": true, "clientbuffering": true, "writebuffersize": true,

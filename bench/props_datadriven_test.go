@@ -85,6 +85,15 @@ func formatWorkload(w *Workload) string {
 		w.RecordCount, w.OperationCount, w.InsertStart, w.InsertCount, w.MaxExecution)
 	fmt.Fprintf(&b, "fields=%d x %d (%s, min %d) prefix=%s readall=%t writeall=%t\n",
 		w.FieldCount, w.FieldLength, w.FieldLengthDist, w.MinFieldLength, w.FieldPrefix, w.ReadAllFields, w.WriteAllFields)
+	if w.hist != nil {
+		fmt.Fprintf(&b, "histogram: %d buckets of %d bytes, total %d, longest %d\n", len(w.hist.buckets), w.hist.block, w.hist.area, w.hist.Max())
+	}
+	if w.InsertRetries > 0 {
+		fmt.Fprintf(&b, "insertion retries=%d every %s\n", w.InsertRetries, w.InsertRetryWait)
+	}
+	if w.DataIntegrity || w.ReadAllByName {
+		fmt.Fprintf(&b, "dataintegrity=%t readallfieldsbyname=%t\n", w.DataIntegrity, w.ReadAllByName)
+	}
 	b.WriteString("ops:")
 	for op, name := range OpNames {
 		if w.Proportions[op] > 0 {
@@ -99,6 +108,9 @@ func formatWorkload(w *Workload) string {
 	fmt.Fprintf(&b, "request=%s order=%s zeropadding=%d", w.RequestDist, order, w.ZeroPadding)
 	if w.RequestDist == "hotspot" {
 		fmt.Fprintf(&b, " hotdata=%g hotops=%g", w.HotDataFrac, w.HotOpFrac)
+	}
+	if w.RequestDist == "exponential" {
+		fmt.Fprintf(&b, " percentile=%g frac=%g", w.ExpPercentile, w.ExpFrac)
 	}
 	b.WriteString("\n")
 	if w.Proportions[OpScan] > 0 {

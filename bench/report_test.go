@@ -112,7 +112,7 @@ type cancellingDB struct {
 
 func (b *cancellingBinding) NewDB(*Workload) DB { return cancellingDB{b: b} }
 
-func (d cancellingDB) Read(context.Context, []byte, [][]byte) Status {
+func (d cancellingDB) Read(context.Context, []byte, [][]byte, func(_, _ []byte)) Status {
 	if d.b.n.Add(1) == d.b.after {
 		d.b.cancel()
 	}

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -193,6 +194,12 @@ type worker struct {
 	key     []byte
 	one     [][]byte // a one-field list, reused
 	vals    [][]byte
+	// Under dataintegrity: the values written (vbuf), and the fields and
+	// values a read returned (got, gotBuf) with their check's scratch.
+	vbuf   []byte
+	got    [][3]int // field and value at gotBuf[got[0]:got[1]], [got[1]:got[2]]
+	gotBuf []byte
+	want   []byte
 }
 
 func newWorker(s *runState, i int, db DB, quota int64) *worker {
@@ -206,6 +213,9 @@ func newWorker(s *runState, i int, db DB, quota int64) *worker {
 		key:     make([]byte, 0, 64),
 		one:     make([][]byte, 1),
 		vals:    make([][]byte, w.FieldCount),
+	}
+	if w.DataIntegrity {
+		t.vbuf = make([]byte, 0, w.FieldCount*int(w.FieldLength))
 	}
 	if s.phase == "run" {
 		t.keys = w.newKeyChooser(s.ins, s.seq)
@@ -264,6 +274,10 @@ func (t *worker) nextKeyNum() int64 {
 
 func (t *worker) readFields() [][]byte {
 	if t.w.ReadAllFields {
+		// YCSB names every field when it is to check them.
+		if t.w.DataIntegrity || t.w.ReadAllByName {
+			return t.w.fieldNames
+		}
 		return nil
 	}
 	t.one[0] = t.w.fieldNames[t.field.Next(t.r)]
@@ -280,6 +294,15 @@ func (t *worker) writeValues(all bool) (fields, values [][]byte) {
 		fields = t.one
 	}
 	values = t.vals[:len(fields)]
+	if t.w.DataIntegrity {
+		t.vbuf = t.vbuf[:0]
+		for i, f := range fields {
+			n := len(t.vbuf)
+			t.vbuf = appendDeterministicValue(t.vbuf, t.key, f, int(t.w.FieldLength))
+			values[i] = t.vbuf[n:len(t.vbuf):len(t.vbuf)]
+		}
+		return fields, values
+	}
 	for i := range values {
 		n := t.fieldLn.Next(t.r)
 		off := t.r.Int64N(int64(len(t.w.values)) - n + 1)
@@ -313,7 +336,8 @@ func (t *worker) transaction(ctx context.Context) {
 	case OpRead:
 		t.key = t.w.AppendKey(t.key[:0], t.nextKeyNum())
 		start := time.Now()
-		t.measure(OpRead, t.db.Read(ctx, t.key, t.readFields()), start)
+		t.measure(OpRead, t.read(ctx, t.readFields()), start)
+		t.verify()
 	case OpUpdate:
 		t.key = t.w.AppendKey(t.key[:0], t.nextKeyNum())
 		f, v := t.writeValues(t.w.WriteAllFields)
@@ -329,7 +353,7 @@ func (t *worker) transaction(ctx context.Context) {
 	case OpRMW:
 		t.key = t.w.AppendKey(t.key[:0], t.nextKeyNum())
 		start := time.Now()
-		st := t.db.Read(ctx, t.key, t.readFields())
+		st := t.read(ctx, t.readFields())
 		t.measure(OpRead, st, start)
 		f, v := t.writeValues(t.w.WriteAllFields)
 		mid := time.Now()
@@ -339,7 +363,47 @@ func (t *worker) transaction(ctx context.Context) {
 			st = ust
 		}
 		t.measure(OpRMW, st, start)
+		t.verify()
 	}
+}
+
+// read reads t.key; under dataintegrity it keeps what came back for
+// verify.
+func (t *worker) read(ctx context.Context, fields [][]byte) Status {
+	if !t.w.DataIntegrity {
+		return t.db.Read(ctx, t.key, fields, nil)
+	}
+	t.got, t.gotBuf = t.got[:0], t.gotBuf[:0]
+	return t.db.Read(ctx, t.key, fields, t.keep)
+}
+
+func (t *worker) keep(field, value []byte) {
+	// Offsets, not slices: gotBuf may move as it grows.
+	n := len(t.gotBuf)
+	t.gotBuf = append(append(t.gotBuf, field...), value...)
+	t.got = append(t.got, [3]int{n, n + len(field), len(t.gotBuf)})
+}
+
+// verify checks what the last read returned under dataintegrity, as
+// YCSB's verifyRow does: every value the one its key and field make, and
+// no row at all an error. It is measured as its own operation, VERIFY.
+func (t *worker) verify() {
+	if !t.w.DataIntegrity {
+		return
+	}
+	start := time.Now()
+	st := StatusOK
+	if len(t.got) == 0 {
+		st = StatusError
+	}
+	for _, o := range t.got {
+		t.want = appendDeterministicValue(t.want[:0], t.key, t.gotBuf[o[0]:o[1]], int(t.w.FieldLength))
+		if !bytes.Equal(t.gotBuf[o[1]:o[2]], t.want) {
+			st = StatusUnexpected
+			break
+		}
+	}
+	t.measure(OpVerify, st, start)
 }
 
 // report writes the progress line and status lines until done closes.

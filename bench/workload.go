@@ -17,11 +17,18 @@ const (
 	OpRMW
 	OpScan
 	OpUpdate
+	// OpVerify is the check of what a read returned under
+	// dataintegrity=true; it has no proportion of its own.
+	OpVerify
 	numOps
 )
 
 // OpNames are the operations' names in YCSB's output.
-var OpNames = [numOps]string{"INSERT", "READ", "READ-MODIFY-WRITE", "SCAN", "UPDATE"}
+var OpNames = [numOps]string{"INSERT", "READ", "READ-MODIFY-WRITE", "SCAN", "UPDATE", "VERIFY"}
+
+// maxFieldLength bounds a field's length (fieldlength, a histogram's
+// largest bucket).
+const maxFieldLength = 1 << 20
 
 // Workload is a parsed, validated CoreWorkload configuration. It is
 // immutable once built; each worker thread draws from its own generators.
@@ -41,22 +48,32 @@ type Workload struct {
 	FieldLengthDist string
 	FieldPrefix     string
 	ReadAllFields   bool
-	WriteAllFields  bool
-	Proportions     [numOps]float64
-	RequestDist     string
-	ZeroPadding     int
-	Ordered         bool
-	MinScanLength   int64
-	MaxScanLength   int64
-	ScanLengthDist  string
-	HotDataFrac     float64
-	HotOpFrac       float64
-	InsertRetries   int
-	InsertRetryWait time.Duration
-	Splits          int
-	ClientBuffering bool
-	WriteBufferSize int64
-	Durability      string
+	// ReadAllByName (readallfieldsbyname) names every field in a read of
+	// all fields instead of asking for the whole family.
+	ReadAllByName  bool
+	WriteAllFields bool
+	// DataIntegrity (dataintegrity) writes values derived from key and
+	// field, and checks every read's (OpVerify).
+	DataIntegrity bool
+	Proportions   [numOps]float64
+	RequestDist   string
+	// ExpPercentile and ExpFrac are exponential.percentile and
+	// exponential.frac: with requestdistribution=exponential, that
+	// percentage of reads falls within the newest fraction of recordcount.
+	ExpPercentile, ExpFrac float64
+	ZeroPadding            int
+	Ordered                bool
+	MinScanLength          int64
+	MaxScanLength          int64
+	ScanLengthDist         string
+	HotDataFrac            float64
+	HotOpFrac              float64
+	InsertRetries          int
+	InsertRetryWait        time.Duration
+	Splits                 int
+	ClientBuffering        bool
+	WriteBufferSize        int64
+	Durability             string
 	// ClientRetries is hbase.client.retries.number: how often the client
 	// retries a failed operation (a throttled one waits the server's
 	// hint first). Default 15, the HBase client's, which YCSB's hbase2
@@ -64,6 +81,7 @@ type Workload struct {
 	ClientRetries int
 
 	fieldNames [][]byte
+	hist       *Histogram // fieldlengthdistribution=histogram
 	cumulative [numOps]float64
 	values     []byte // pre-generated value bytes; values are windows of it
 }
@@ -95,11 +113,15 @@ func NewWorkload(p Props) (*Workload, error) {
 		FieldCount:      int(r.int("fieldcount", 10)),
 		FieldLength:     r.int("fieldlength", 100),
 		MinFieldLength:  r.int("minfieldlength", 1),
-		FieldLengthDist: r.oneOf("fieldlengthdistribution", "constant", "constant", "uniform", "zipfian"),
+		FieldLengthDist: r.oneOf("fieldlengthdistribution", "constant", "constant", "uniform", "zipfian", "histogram"),
 		FieldPrefix:     r.str("fieldnameprefix", "field"),
 		ReadAllFields:   r.bool("readallfields", true),
+		ReadAllByName:   r.bool("readallfieldsbyname", false),
+		DataIntegrity:   r.bool("dataintegrity", false),
 		WriteAllFields:  r.bool("writeallfields", false),
-		RequestDist:     r.oneOf("requestdistribution", "uniform", "uniform", "zipfian", "latest", "hotspot", "sequential"),
+		RequestDist:     r.oneOf("requestdistribution", "uniform", "uniform", "zipfian", "latest", "hotspot", "sequential", "exponential"),
+		ExpPercentile:   r.float("exponential.percentile", 95),
+		ExpFrac:         r.float("exponential.frac", 0.8571428571),
 		ZeroPadding:     int(r.int("zeropadding", 1)),
 		Ordered:         r.oneOf("insertorder", "hashed", "hashed", "ordered") == "ordered",
 		MinScanLength:   r.int("minscanlength", 1),
@@ -107,8 +129,8 @@ func NewWorkload(p Props) (*Workload, error) {
 		ScanLengthDist:  r.oneOf("scanlengthdistribution", "uniform", "uniform", "zipfian"),
 		HotDataFrac:     r.fraction("hotspotdatafraction", 0.2),
 		HotOpFrac:       r.fraction("hotspotopnfraction", 0.8),
-		InsertRetries:   int(r.nonNeg("insertionretrylimit", 0)),
-		InsertRetryWait: time.Duration(r.nonNeg("insertionretryinterval", 3)) * time.Second,
+		InsertRetries:   int(r.nonNeg("core_workload_insertion_retry_limit", r.nonNeg("insertionretrylimit", 0))),
+		InsertRetryWait: time.Duration(r.nonNeg("core_workload_insertion_retry_interval", r.nonNeg("insertionretryinterval", 3))) * time.Second,
 		Splits:          int(r.int("splits", 10)),
 		ClientBuffering: r.bool("clientbuffering", false),
 		WriteBufferSize: r.int("writebuffersize", 12<<20),
@@ -121,9 +143,7 @@ func NewWorkload(p Props) (*Workload, error) {
 	w.Proportions[OpScan] = r.fraction("scanproportion", 0)
 	w.Proportions[OpRMW] = r.fraction("readmodifywriteproportion", 0)
 	w.InsertCount = r.nonNeg("insertcount", w.RecordCount-w.InsertStart)
-	if r.bool("dataintegrity", false) {
-		return nil, errors.New("dataintegrity=true is not supported")
-	}
+	histFile := r.str("fieldlengthhistogram", "hist.txt")
 	if r.err != nil {
 		return nil, r.err
 	}
@@ -136,8 +156,14 @@ func NewWorkload(p Props) (*Workload, error) {
 		return nil, fmt.Errorf("fieldcount=%d: want at least 1", w.FieldCount)
 	case w.FieldLength < 1 || w.MinFieldLength < 1 || w.MinFieldLength > w.FieldLength:
 		return nil, fmt.Errorf("fieldlength=%d, minfieldlength=%d: want 1 <= minfieldlength <= fieldlength", w.FieldLength, w.MinFieldLength)
-	case w.FieldLength > 1<<20:
+	case w.FieldLength > maxFieldLength:
 		return nil, fmt.Errorf("fieldlength=%d: at most 1 MiB", w.FieldLength)
+	case w.DataIntegrity && w.FieldLengthDist != "constant":
+		return nil, fmt.Errorf("dataintegrity=true needs fieldlengthdistribution=constant, not %s: a reader must know each value's length", w.FieldLengthDist)
+	case w.RequestDist == "exponential" && !(w.ExpPercentile > 0 && w.ExpPercentile < 100):
+		return nil, fmt.Errorf("exponential.percentile=%v: want more than 0 and less than 100", w.ExpPercentile)
+	case w.RequestDist == "exponential" && !(w.ExpFrac > 0 && !math.IsInf(w.ExpFrac, 1)):
+		return nil, fmt.Errorf("exponential.frac=%v: want a positive fraction of recordcount", w.ExpFrac)
 	case w.MinScanLength < 1 || w.MinScanLength > w.MaxScanLength:
 		return nil, fmt.Errorf("minscanlength=%d, maxscanlength=%d: want 1 <= minscanlength <= maxscanlength", w.MinScanLength, w.MaxScanLength)
 	case w.ZeroPadding < 1 || w.ZeroPadding > 64:
@@ -159,8 +185,16 @@ func NewWorkload(p Props) (*Workload, error) {
 	for i := 0; i < w.FieldCount; i++ {
 		w.fieldNames = append(w.fieldNames, []byte(w.FieldPrefix+strconv.Itoa(i)))
 	}
+	maxLen := w.FieldLength
+	if w.FieldLengthDist == "histogram" {
+		h, err := LoadHistogram(histFile)
+		if err != nil {
+			return nil, fmt.Errorf("fieldlengthhistogram: %w", err)
+		}
+		w.hist, maxLen = h, h.Max()
+	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	w.values = make([]byte, 1<<20+w.FieldLength)
+	w.values = make([]byte, 1<<20+maxLen)
 	for i := range w.values {
 		w.values[i] = byte(' ' + rng.IntN(95)) // printable ASCII, as YCSB's random values
 	}
@@ -250,6 +284,14 @@ func (w *Workload) newKeyChooser(ins *AckCounter, seq *Sequential) Generator {
 		return NewHotspot(lo, hi, w.HotDataFrac, w.HotOpFrac)
 	case "sequential":
 		return seq
+	case "exponential":
+		// YCSB spans a fraction of recordcount, counted back from the
+		// newest record.
+		span := w.RecordCount
+		if span < 1 {
+			span = w.InsertStart + w.InsertCount
+		}
+		return NewExponential(ins, w.ExpPercentile, float64(span)*w.ExpFrac)
 	}
 	return newUniform(lo, hi)
 }
@@ -260,6 +302,8 @@ func (w *Workload) lengthGen(dist string, min, max int64) Generator {
 		return newUniform(min, max)
 	case "zipfian":
 		return NewZipfian(min, max, ZipfianConstant)
+	case "histogram":
+		return w.hist
 	}
 	return constantGen{max}
 }
