@@ -16,6 +16,9 @@
 // lengths uniform or zipfian. dataintegrity=true writes each value as
 // YCSB derives it from key and field and checks every read's values
 // (reported as the VERIFY operation, UNEXPECTED_STATE when one differs).
+// measurement.interval=intended or both measures each operation also from
+// when it was due under a target rate (Intended-OP sections), so that a
+// server that falls behind is charged for the wait (coordinated omission).
 //
 // The database side follows YCSB's hbase2 binding: table (default
 // usertable), columnfamily (default "family"), clientbuffering with

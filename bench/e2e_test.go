@@ -140,3 +140,36 @@ func BenchmarkNullDriver(b *testing.B) {
 	}
 	b.ReportMetric(rep.Throughput, "ops/s")
 }
+
+// TestIntendedLatency: under -target, measurement.interval=both reports
+// each operation twice, the Intended- latency counted from when it was
+// due, never less than the operation's own; a status.interval status line
+// comes at its period.
+func TestIntendedLatency(t *testing.T) {
+	var status bytes.Buffer
+	p := workload(t, "workloadc", "db=null", "recordcount=100", "operationcount=400", "threadcount=2", "target=300",
+		"measurement.interval=both", "hdrhistogram.percentiles=50,99", "status.interval=1")
+	rep, err := bench.Run(context.Background(), bench.Config{Phase: "run", Props: p, StatusInterval: time.Hour, Status: &status})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]bench.OpReport{}
+	for _, o := range rep.Ops {
+		byName[o.Name] = o
+	}
+	op, in := byName["READ"], byName["Intended-READ"]
+	if op.Operations != 400 || in.Operations != 400 || op.Returns["OK"] != 400 || in.Returns != nil {
+		t.Fatalf("READ %+v, Intended-READ %+v: want 400 each, the outcomes with READ", op, in)
+	}
+	if in.MaxUs < op.MaxUs || in.AverageUs < op.AverageUs || len(in.Percentiles) != 2 || in.Percentiles[1].Name != "99th" {
+		t.Errorf("Intended-READ %+v against READ %+v", in, op)
+	}
+	// 400 operations at 300/s take 1.33 s: one status line, at 1 s (the
+	// property's period, not the hour the caller asked for).
+	if rep.RunTimeMs < 1200 {
+		t.Errorf("the run took %d ms: -target did not pace it", rep.RunTimeMs)
+	}
+	if n := strings.Count(status.String(), "current ops/sec"); n != 1 {
+		t.Errorf("%d status lines in 1.3 s at status.interval=1, want 1:\n%s", n, status.String())
+	}
+}

@@ -33,10 +33,13 @@ func newHist() *hdrhistogram.Histogram { return hdrhistogram.New(1, maxLatencyUs
 // threadStats is one worker's measurements. Only its worker writes it; the
 // lock is uncontended except when the status reporter takes a snapshot.
 type threadStats struct {
-	mu     sync.Mutex
-	hist   [numOps]*hdrhistogram.Histogram
-	counts [numOps][numStatus]int64
-	ops    atomic.Int64 // operations done, for progress
+	mu   sync.Mutex
+	hist [numOps]*hdrhistogram.Histogram
+	// intended holds the latencies from each operation's intended start
+	// (measurement.interval=intended or both); nil otherwise.
+	intended *[numOps]*hdrhistogram.Histogram
+	counts   [numOps][numStatus]int64
+	ops      atomic.Int64 // operations done, for progress
 	// base is ops when the warm-up ended (guarded by mu): the report
 	// counts the operations after it.
 	base int64
@@ -47,6 +50,9 @@ func (s *threadStats) reset() {
 	s.mu.Lock()
 	for i := range s.hist {
 		s.hist[i].Reset()
+		if s.intended != nil {
+			s.intended[i].Reset()
+		}
 	}
 	s.counts = [numOps][numStatus]int64{}
 	s.base = s.ops.Load()
@@ -60,33 +66,47 @@ func (s *threadStats) measuredOps() int64 {
 	return s.ops.Load() - s.base
 }
 
-func newThreadStats() *threadStats {
+func newThreadStats(intended bool) *threadStats {
 	s := &threadStats{}
 	for i := range s.hist {
 		s.hist[i] = newHist()
 	}
+	if intended {
+		s.intended = new([numOps]*hdrhistogram.Histogram)
+		for i := range s.intended {
+			s.intended[i] = newHist()
+		}
+	}
 	return s
 }
 
-func (s *threadStats) record(op int, st Status, us int64) {
-	if us > maxLatencyUs {
-		us = maxLatencyUs
-	}
+// record counts an operation's outcome and latency, and its latency from
+// its intended start (ius; used when s keeps intended latencies).
+func (s *threadStats) record(op int, st Status, us, ius int64) {
+	us, ius = min(us, maxLatencyUs), min(ius, maxLatencyUs)
 	s.mu.Lock()
 	_ = s.hist[op].RecordValue(us)
+	if s.intended != nil {
+		_ = s.intended[op].RecordValue(ius)
+	}
 	s.counts[op][st]++
 	s.mu.Unlock()
 }
 
-// merged sums the threads' measurements.
-func merged(stats []*threadStats) (h [numOps]*hdrhistogram.Histogram, c [numOps][numStatus]int64) {
+// merged sums the threads' measurements: latencies from the actual
+// start, or from the intended one.
+func merged(stats []*threadStats, intended bool) (h [numOps]*hdrhistogram.Histogram, c [numOps][numStatus]int64) {
 	for i := range h {
 		h[i] = newHist()
 	}
 	for _, s := range stats {
 		s.mu.Lock()
 		for op := range h {
-			h[op].Merge(s.hist[op])
+			if intended {
+				h[op].Merge(s.intended[op])
+			} else {
+				h[op].Merge(s.hist[op])
+			}
 			for st := range c[op] {
 				c[op][st] += s.counts[op][st]
 			}

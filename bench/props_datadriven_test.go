@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cockroachdb/datadriven"
 )
@@ -87,6 +88,9 @@ func formatWorkload(w *Workload) string {
 		w.FieldCount, w.FieldLength, w.FieldLengthDist, w.MinFieldLength, w.FieldPrefix, w.ReadAllFields, w.WriteAllFields)
 	if w.hist != nil {
 		fmt.Fprintf(&b, "histogram: %d buckets of %d bytes, total %d, longest %d\n", len(w.hist.buckets), w.hist.block, w.hist.area, w.hist.Max())
+	}
+	if w.MeasureInterval != "op" || w.Percentiles != nil || w.StatusEvery != 10*time.Second {
+		fmt.Fprintf(&b, "measurement.interval=%s percentiles=%v status every %s\n", w.MeasureInterval, w.Percentiles, w.StatusEvery)
 	}
 	if w.InsertRetries > 0 {
 		fmt.Fprintf(&b, "insertion retries=%d every %s\n", w.InsertRetries, w.InsertRetryWait)

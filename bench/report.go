@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"time"
 )
@@ -34,12 +35,22 @@ type OpReport struct {
 	P95Us      int64   `json:"p95_us"`
 	P99Us      int64   `json:"p99_us"`
 	P999Us     int64   `json:"p999_us"`
-	// Returns counts outcomes by YCSB status name (OK, NOT_FOUND, ERROR).
-	Returns map[string]int64 `json:"returns"`
+	// Returns counts outcomes by YCSB status name (OK, NOT_FOUND, ERROR,
+	// UNEXPECTED_STATE); an Intended- section has none unless it is the
+	// only one.
+	Returns map[string]int64 `json:"returns,omitempty"`
+	// Percentiles are hdrhistogram.percentiles' latencies when it is set;
+	// the text report then prints these instead of the fixed ones.
+	Percentiles []Percentile `json:"percentiles,omitempty"`
+}
+
+// Percentile is one requested percentile's latency.
+type Percentile struct {
+	Name string `json:"name"` // as YCSB names it: "95th", "99.9"
+	Us   int64  `json:"us"`
 }
 
 func (s *runState) buildReport(elapsed time.Duration) *Report {
-	h, c := merged(s.stats)
 	rep := &Report{Phase: s.phase, RunTimeMs: elapsed.Milliseconds()}
 	for _, st := range s.stats {
 		rep.Operations += st.measuredOps()
@@ -47,11 +58,34 @@ func (s *runState) buildReport(elapsed time.Duration) *Report {
 	if elapsed > 0 {
 		rep.Throughput = float64(rep.Operations) / elapsed.Seconds()
 	}
+	mode := s.w.MeasureInterval
+	if mode != "intended" {
+		rep.Ops = s.opReports(false, "", true)
+	}
+	if mode != "op" {
+		// YCSB's names; the outcomes go with them only when they are the
+		// only sections.
+		rep.Ops = append(rep.Ops, s.opReports(true, "Intended-", mode == "intended")...)
+	}
+	return rep
+}
+
+// opReports summarises each operation that was done, its latencies from
+// the actual or the intended start.
+func (s *runState) opReports(intended bool, prefix string, returns bool) []OpReport {
+	h, c := merged(s.stats, intended)
+	var out []OpReport
 	for op := range h {
-		o := OpReport{Name: OpNames[op], Returns: map[string]int64{}}
+		if intended && op == OpVerify {
+			continue
+		}
+		o := OpReport{Name: prefix + OpNames[op]}
 		for st, n := range c[op] {
 			o.Operations += n
-			if n > 0 {
+			if n > 0 && returns {
+				if o.Returns == nil {
+					o.Returns = map[string]int64{}
+				}
 				o.Returns[statusNames[st]] = n
 			}
 		}
@@ -62,9 +96,34 @@ func (s *runState) buildReport(elapsed time.Duration) *Report {
 		o.AverageUs, o.MinUs, o.MaxUs = x.Mean(), x.Min(), x.Max()
 		o.P50Us, o.P95Us = x.ValueAtQuantile(50), x.ValueAtQuantile(95)
 		o.P99Us, o.P999Us = x.ValueAtQuantile(99), x.ValueAtQuantile(99.9)
-		rep.Ops = append(rep.Ops, o)
+		for _, p := range s.w.Percentiles {
+			o.Percentiles = append(o.Percentiles, Percentile{Name: percentileName(p), Us: x.ValueAtQuantile(p)})
+		}
+		out = append(out, o)
 	}
-	return rep
+	return out
+}
+
+// percentileName names percentile p as YCSB's HdrHistogram measurement
+// does in its report: an ordinal for a whole number ("1st", "22nd",
+// "95th", "11th"), the number itself otherwise ("99.9").
+func percentileName(p float64) string {
+	if p != math.Trunc(p) {
+		return strconv.FormatFloat(p, 'f', -1, 64)
+	}
+	n := int64(p)
+	suffix := "th"
+	if n%100 < 11 || n%100 > 13 {
+		switch n % 10 {
+		case 1:
+			suffix = "st"
+		case 2:
+			suffix = "nd"
+		case 3:
+			suffix = "rd"
+		}
+	}
+	return strconv.FormatInt(n, 10) + suffix
 }
 
 func ftoa(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
@@ -89,10 +148,15 @@ func (r *Report) WriteText(w io.Writer) error {
 		line(o.Name, "AverageLatency(us)", ftoa(o.AverageUs))
 		line(o.Name, "MinLatency(us)", itoa(o.MinUs))
 		line(o.Name, "MaxLatency(us)", itoa(o.MaxUs))
-		line(o.Name, "50thPercentileLatency(us)", itoa(o.P50Us))
-		line(o.Name, "95thPercentileLatency(us)", itoa(o.P95Us))
-		line(o.Name, "99thPercentileLatency(us)", itoa(o.P99Us))
-		line(o.Name, "99.9thPercentileLatency(us)", itoa(o.P999Us))
+		if o.Percentiles == nil {
+			line(o.Name, "50thPercentileLatency(us)", itoa(o.P50Us))
+			line(o.Name, "95thPercentileLatency(us)", itoa(o.P95Us))
+			line(o.Name, "99thPercentileLatency(us)", itoa(o.P99Us))
+			line(o.Name, "99.9thPercentileLatency(us)", itoa(o.P999Us))
+		}
+		for _, p := range o.Percentiles {
+			line(o.Name, p.Name+"PercentileLatency(us)", itoa(p.Us))
+		}
 		for _, st := range statusNames {
 			if n, ok := o.Returns[st]; ok {
 				line(o.Name, "Return="+st, itoa(n))

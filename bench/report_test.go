@@ -12,13 +12,13 @@ import (
 )
 
 func TestReportFormat(t *testing.T) {
-	s := &runState{phase: "run", stats: []*threadStats{newThreadStats(), newThreadStats()}}
+	s := &runState{phase: "run", w: &Workload{MeasureInterval: "op"}, stats: []*threadStats{newThreadStats(false), newThreadStats(false)}}
 	for i, us := range []int64{100, 200, 300, 400} {
-		s.stats[i%2].record(OpRead, StatusOK, us)
+		s.stats[i%2].record(OpRead, StatusOK, us, us)
 		s.stats[i%2].ops.Add(1)
 	}
-	s.stats[0].record(OpUpdate, StatusOK, 50)
-	s.stats[1].record(OpUpdate, StatusError, 70)
+	s.stats[0].record(OpUpdate, StatusOK, 50, 50)
+	s.stats[1].record(OpUpdate, StatusError, 70, 70)
 	s.stats[0].ops.Add(2)
 	rep := s.buildReport(2_000_000_000) // 2 s
 	var b bytes.Buffer
@@ -64,6 +64,67 @@ func TestReportFormat(t *testing.T) {
 }
 
 // TestNullRun runs every workload file against the null binding.
+// TestReportIntendedAndPercentiles: measurement.interval adds (both) or
+// substitutes (intended) the Intended- sections, with latencies from when
+// each operation was due; hdrhistogram.percentiles replaces the fixed
+// percentile lines with YCSB's names for the ones asked for.
+func TestReportIntendedAndPercentiles(t *testing.T) {
+	for _, tc := range []struct {
+		mode string
+		want string
+	}{
+		{"both", `[OVERALL], RunTime(ms), 1000
+[OVERALL], Throughput(ops/sec), 2
+[READ], Operations, 2
+[READ], AverageLatency(us), 150
+[READ], MinLatency(us), 100
+[READ], MaxLatency(us), 200
+[READ], 1stPercentileLatency(us), 100
+[READ], 22ndPercentileLatency(us), 100
+[READ], 99.9PercentileLatency(us), 200
+[READ], Return=OK, 1
+[READ], Return=NOT_FOUND, 1
+[Intended-READ], Operations, 2
+[Intended-READ], AverageLatency(us), 1000
+[Intended-READ], MinLatency(us), 100
+[Intended-READ], MaxLatency(us), 1900
+[Intended-READ], 1stPercentileLatency(us), 100
+[Intended-READ], 22ndPercentileLatency(us), 100
+[Intended-READ], 99.9PercentileLatency(us), 1900
+`},
+		{"intended", `[OVERALL], RunTime(ms), 1000
+[OVERALL], Throughput(ops/sec), 2
+[Intended-READ], Operations, 2
+[Intended-READ], AverageLatency(us), 1000
+[Intended-READ], MinLatency(us), 100
+[Intended-READ], MaxLatency(us), 1900
+[Intended-READ], 1stPercentileLatency(us), 100
+[Intended-READ], 22ndPercentileLatency(us), 100
+[Intended-READ], 99.9PercentileLatency(us), 1900
+[Intended-READ], Return=OK, 1
+[Intended-READ], Return=NOT_FOUND, 1
+`},
+	} {
+		w := &Workload{MeasureInterval: tc.mode, Percentiles: []float64{1, 22, 99.9}}
+		s := &runState{phase: "run", w: w, stats: []*threadStats{newThreadStats(true)}}
+		s.stats[0].record(OpRead, StatusOK, 100, 100)
+		s.stats[0].record(OpRead, StatusNotFound, 200, 1900) // due 1.7 ms before it started
+		s.stats[0].ops.Add(2)
+		var b bytes.Buffer
+		if err := s.buildReport(time.Second).WriteText(&b); err != nil {
+			t.Fatal(err)
+		}
+		if b.String() != tc.want {
+			t.Errorf("measurement.interval=%s: got\n%s\nwant\n%s", tc.mode, b.String(), tc.want)
+		}
+	}
+	for p, want := range map[float64]string{1: "1st", 2: "2nd", 3: "3rd", 11: "11th", 12: "12th", 13: "13th", 21: "21st", 95: "95th", 100: "100th", 99.99: "99.99", 50.5: "50.5"} {
+		if got := percentileName(p); got != want {
+			t.Errorf("percentileName(%v) = %q, want %q", p, got, want)
+		}
+	}
+}
+
 func TestNullRun(t *testing.T) {
 	for _, f := range []string{"a", "b", "c", "d", "e", "f"} {
 		p := Props{}

@@ -81,6 +81,9 @@ type runState struct {
 
 func execute(ctx context.Context, cfg Config, w *Workload, b Binding) *Report {
 	s := &runState{w: w, phase: cfg.Phase}
+	if _, ok := cfg.Props["status.interval"]; ok && cfg.StatusInterval > 0 {
+		cfg.StatusInterval = w.StatusEvery
+	}
 	var counts []int64
 	if cfg.Phase == "load" {
 		s.ins = NewAckCounter(w.InsertStart)
@@ -100,7 +103,7 @@ func execute(ctx context.Context, cfg Config, w *Workload, b Binding) *Report {
 			n++
 		}
 		counts = append(counts, n)
-		s.stats = append(s.stats, newThreadStats())
+		s.stats = append(s.stats, newThreadStats(w.MeasureInterval != "op"))
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -194,6 +197,9 @@ type worker struct {
 	key     []byte
 	one     [][]byte // a one-field list, reused
 	vals    [][]byte
+	// due is when the current operation was due under -target (zero
+	// without a target).
+	due time.Time
 	// Under dataintegrity: the values written (vbuf), and the fields and
 	// values a read returned (got, gotBuf) with their check's scratch.
 	vbuf   []byte
@@ -231,6 +237,12 @@ func (t *worker) loop(ctx context.Context) {
 	start := time.Now()
 	var n int64
 	for !t.s.stop.Load() && (t.quota == 0 || n < t.quota) {
+		if interval > 0 {
+			// When the operation is due under -target: its intended
+			// start, from which measurement.interval=intended counts
+			// (coordinated omission: a late operation's wait is latency).
+			t.due = start.Add(time.Duration(n) * interval)
+		}
 		if t.s.phase == "load" {
 			t.insert(ctx)
 		} else {
@@ -313,7 +325,12 @@ func (t *worker) writeValues(all bool) (fields, values [][]byte) {
 
 func (t *worker) measure(op int, st Status, start time.Time) time.Time {
 	now := time.Now()
-	t.st.record(op, st, now.Sub(start).Microseconds())
+	us := now.Sub(start).Microseconds()
+	ius := us
+	if !t.due.IsZero() && op != OpVerify {
+		ius = now.Sub(t.due).Microseconds()
+	}
+	t.st.record(op, st, us, ius)
 	return now
 }
 
@@ -471,7 +488,7 @@ func (s *runState) remaining(ops int64, elapsed time.Duration) string {
 // statusLine writes a YCSB-like status line: time, operations so far,
 // current rate and each operation's latency summary so far.
 func (s *runState) statusLine(out io.Writer, now time.Time, ops int64, rate float64) {
-	h, c := merged(s.stats)
+	h, c := merged(s.stats, false)
 	line := fmt.Sprintf("%s %d sec: %d operations; %.1f current ops/sec;", now.Format("2006-01-02 15:04:05:000"),
 		int64(now.Sub(s.started).Seconds()), ops, rate)
 	for op := range h {

@@ -26,6 +26,12 @@ const (
 // OpNames are the operations' names in YCSB's output.
 var OpNames = [numOps]string{"INSERT", "READ", "READ-MODIFY-WRITE", "SCAN", "UPDATE", "VERIFY"}
 
+// textExporters are the accepted values of exporter.
+var textExporters = map[string]bool{
+	"site.ycsb.measurements.exporter.TextMeasurementsExporter":      true,
+	"com.yahoo.ycsb.measurements.exporter.TextMeasurementsExporter": true,
+}
+
 // maxFieldLength bounds a field's length (fieldlength, a histogram's
 // largest bucket).
 const maxFieldLength = 1 << 20
@@ -79,6 +85,16 @@ type Workload struct {
 	// hint first). Default 15, the HBase client's, which YCSB's hbase2
 	// binding runs with.
 	ClientRetries int
+	// MeasureInterval is measurement.interval: op (latency from each
+	// operation's start), intended (from when it was due under -target)
+	// or both, reported as Intended-OP.
+	MeasureInterval string
+	// Percentiles is hdrhistogram.percentiles when set: the report's
+	// percentile lines, named as YCSB names them; nil for the default
+	// 50th, 95th, 99th and 99.9th.
+	Percentiles []float64
+	// StatusEvery is status.interval: the period of -s's status lines.
+	StatusEvery time.Duration
 
 	fieldNames [][]byte
 	hist       *Histogram // fieldlengthdistribution=histogram
@@ -144,6 +160,23 @@ func NewWorkload(p Props) (*Workload, error) {
 	w.Proportions[OpRMW] = r.fraction("readmodifywriteproportion", 0)
 	w.InsertCount = r.nonNeg("insertcount", w.RecordCount-w.InsertStart)
 	histFile := r.str("fieldlengthhistogram", "hist.txt")
+	w.MeasureInterval = r.oneOf("measurement.interval", "op", "op", "intended", "both")
+	w.StatusEvery = time.Duration(r.int("status.interval", 10)) * time.Second
+	if v, ok := p["hdrhistogram.percentiles"]; ok {
+		for _, f := range strings.Split(v, ",") {
+			x, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+			if err != nil || !(x > 0 && x <= 100) {
+				return nil, fmt.Errorf("hdrhistogram.percentiles=%q: %q is not a percentile in (0, 100]", v, strings.TrimSpace(f))
+			}
+			w.Percentiles = append(w.Percentiles, x)
+		}
+	}
+	if v, ok := p["measurementtype"]; ok && v != "hdrhistogram" {
+		return nil, fmt.Errorf("measurementtype=%s: only hdrhistogram (YCSB's default) is measured", v)
+	}
+	if v, ok := p["exporter"]; ok && !textExporters[v] {
+		return nil, fmt.Errorf("exporter=%s: only YCSB's text exporter; --json writes the report as JSON", v)
+	}
 	if r.err != nil {
 		return nil, r.err
 	}
@@ -168,6 +201,8 @@ func NewWorkload(p Props) (*Workload, error) {
 		return nil, fmt.Errorf("minscanlength=%d, maxscanlength=%d: want 1 <= minscanlength <= maxscanlength", w.MinScanLength, w.MaxScanLength)
 	case w.ZeroPadding < 1 || w.ZeroPadding > 64:
 		return nil, fmt.Errorf("zeropadding=%d: want 1..64", w.ZeroPadding)
+	case w.StatusEvery < time.Second:
+		return nil, fmt.Errorf("status.interval=%d: want at least 1 second", w.StatusEvery/time.Second)
 	case w.Splits < 1:
 		return nil, fmt.Errorf("splits=%d: want at least 1", w.Splits)
 	case w.Table == "" || w.Family == "":

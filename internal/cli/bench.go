@@ -67,7 +67,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&overrides, "p", "property override key=value (repeatable)")
 	threads := fs.Int("threads", 1, "worker threads (threadcount)")
 	target := fs.Float64("target", 0, "target throughput in ops/s over all threads (0: as fast as possible)")
-	status := fs.Bool("s", false, "print a status line to stderr every 10 s")
+	status := fs.Bool("s", false, "print a status line to stderr every status.interval seconds (default 10)")
 	db := fs.String("db", "", "binding: hbase (default) or null")
 	master := fs.String("master", "127.0.0.1:16000", "master address (host:port, comma separated for several)")
 	user := fs.String("user", os.Getenv("USER"), "user name (tenant) the server sees")
