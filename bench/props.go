@@ -23,7 +23,7 @@ var knownProps = map[string]bool{
 	"operationcount": true, "recordcount": true, "maxexecutiontime": true,
 	"insertstart": true, "insertcount": true, "status.interval": true,
 	"measurementtype": true, "measurement.interval": true,
-	"hdrhistogram.percentiles": true, "exporter": true,
+	"hdrhistogram.percentiles": true, "exporter": true, "exportfile": true,
 	// CoreWorkload.
 	"table": true, "fieldcount": true, "fieldlength": true, "minfieldlength": true,
 	"fieldlengthdistribution": true, "fieldnameprefix": true,

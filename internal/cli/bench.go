@@ -128,14 +128,28 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		}
 		defer stopProfile()
 	}
+	// YCSB's exportfile: the report goes to that file instead of stdout,
+	// created before the run so that a bad path fails before any load.
+	out := stdout
+	if path, ok := props["exportfile"]; ok {
+		f, err := os.Create(path)
+		if err != nil {
+			return fail(fmt.Errorf("exportfile: %w", err))
+		}
+		defer f.Close()
+		out = f
+	}
 	rep, err := bench.Run(ctx, cfg)
 	if err != nil {
 		return fail(err)
 	}
 	if *asJSON {
-		err = rep.WriteJSON(stdout)
+		err = rep.WriteJSON(out)
 	} else {
-		err = rep.WriteText(stdout)
+		err = rep.WriteText(out)
+	}
+	if f, ok := out.(*os.File); ok && f != stdout && err == nil {
+		err = f.Close()
 	}
 	if err != nil {
 		return fail(err)

@@ -63,3 +63,21 @@ func TestShellFile(t *testing.T) {
 		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
 	}
 }
+
+// TestBenchExportFile: YCSB's exportfile takes the report instead of
+// stdout; a path that cannot be created fails before the run.
+func TestBenchExportFile(t *testing.T) {
+	path := t.TempDir() + "/report.txt"
+	var out, errb bytes.Buffer
+	code := Main([]string{"bench", "run", "-P", "../../workloads/workloadc", "-db", "null", "-p", "exportfile=" + path}, &out, &errb)
+	b, err := os.ReadFile(path)
+	if code != 0 || err != nil || !strings.Contains(string(b), "[READ], Return=OK, 1000\n") || out.Len() != 0 {
+		t.Errorf("exit %d, file %q (%v), stdout %q, stderr %q", code, b, err, out.String(), errb.String())
+	}
+	out.Reset()
+	errb.Reset()
+	code = Main([]string{"bench", "run", "-P", "../../workloads/workloadc", "-db", "null", "-p", "exportfile=/nonexistent/dir/r.txt"}, &out, &errb)
+	if code != 1 || !strings.Contains(errb.String(), "exportfile: open /nonexistent/dir/r.txt: no such file or directory") {
+		t.Errorf("exit %d, stderr %q", code, errb.String())
+	}
+}
