@@ -34,8 +34,10 @@ func (e *Exponential) Next(r *rand.Rand) int64 {
 			return 0
 		}
 		// 1-Float64 is in (0, 1]: its logarithm is finite.
+		// YCSB takes last minus the draw's integer part, drawing again
+		// when that is below 0.
 		d := -math.Log(1-r.Float64()) / e.gamma
-		if d <= float64(last) {
+		if d < float64(last)+1 {
 			return last - int64(d)
 		}
 	}

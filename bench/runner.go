@@ -284,10 +284,13 @@ func (t *worker) nextKeyNum() int64 {
 	}
 }
 
-func (t *worker) readFields() [][]byte {
+// readFields is the fields an operation reads: one at random, or all
+// (nil: the whole family). byName: the operation is a read, which YCSB
+// makes name every field under dataintegrity or readallfieldsbyname (its
+// scans and read-modify-writes read the family).
+func (t *worker) readFields(byName bool) [][]byte {
 	if t.w.ReadAllFields {
-		// YCSB names every field when it is to check them.
-		if t.w.DataIntegrity || t.w.ReadAllByName {
+		if byName && (t.w.DataIntegrity || t.w.ReadAllByName) {
 			return t.w.fieldNames
 		}
 		return nil
@@ -353,7 +356,7 @@ func (t *worker) transaction(ctx context.Context) {
 	case OpRead:
 		t.key = t.w.AppendKey(t.key[:0], t.nextKeyNum())
 		start := time.Now()
-		t.measure(OpRead, t.read(ctx, t.readFields()), start)
+		t.measure(OpRead, t.read(ctx, t.readFields(true)), start)
 		t.verify()
 	case OpUpdate:
 		t.key = t.w.AppendKey(t.key[:0], t.nextKeyNum())
@@ -366,11 +369,11 @@ func (t *worker) transaction(ctx context.Context) {
 		t.key = t.w.AppendKey(t.key[:0], t.nextKeyNum())
 		n := int(t.scanLn.Next(t.r))
 		start := time.Now()
-		t.measure(OpScan, t.db.Scan(ctx, t.key, n, t.readFields()), start)
+		t.measure(OpScan, t.db.Scan(ctx, t.key, n, t.readFields(false)), start)
 	case OpRMW:
 		t.key = t.w.AppendKey(t.key[:0], t.nextKeyNum())
 		start := time.Now()
-		st := t.read(ctx, t.readFields())
+		st := t.read(ctx, t.readFields(false))
 		t.measure(OpRead, st, start)
 		f, v := t.writeValues(t.w.WriteAllFields)
 		mid := time.Now()
