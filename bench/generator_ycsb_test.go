@@ -85,3 +85,31 @@ func TestDeterministicValue(t *testing.T) {
 		}
 	}
 }
+
+// FuzzReadHistogram: an accepted histogram file has a block size and a
+// positive total, and every length drawn from it is a multiple of the
+// block size no longer than Max.
+func FuzzReadHistogram(f *testing.F) {
+	for _, s := range []string{"BlockSize\t50\n0\t2\n1\t5\n2\t3\n", "BlockSize\t8\n0\t1\n", "", "BlockSize\t0\n",
+		"BlockSize\t8\n1\t1\n", "BlockSize\t1048576\n0\t1\n1\t1\n2\t1\n", "\n\nBlockSize 4\n\n0 9\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		h, err := ReadHistogram(strings.NewReader(s), "h")
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "h") {
+				t.Fatalf("error %q does not name the file", err)
+			}
+			return
+		}
+		if h.block < 1 || h.area < 1 || len(h.buckets) == 0 || h.Max() > maxFieldLength {
+			t.Fatalf("accepted %q as %+v", s, h)
+		}
+		r := rng()
+		for i := 0; i < 100; i++ {
+			if v := h.Next(r); v < 0 || v%h.block != 0 || v > h.Max() {
+				t.Fatalf("%q: drew %d (block %d, max %d)", s, v, h.block, h.Max())
+			}
+		}
+	})
+}
