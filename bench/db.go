@@ -124,7 +124,7 @@ func (b *hbaseBinding) Prepare(ctx context.Context, phase string, w *Workload) e
 }
 
 func (b *hbaseBinding) NewDB(w *Workload) DB {
-	return &hbaseDB{b: b, buffering: w.ClientBuffering, bufLimit: w.WriteBufferSize}
+	return &hbaseDB{b: b, buffering: w.ClientBuffering, bufLimit: w.WriteBufferSize, ownValues: w.DataIntegrity}
 }
 
 func (b *hbaseBinding) Close() error { return b.conn.Close() }
@@ -132,6 +132,10 @@ func (b *hbaseBinding) Close() error { return b.conn.Close() }
 type hbaseDB struct {
 	b         *hbaseBinding
 	buffering bool
+	// ownValues: a buffered Put copies its values, which are the
+	// worker's reused buffer (dataintegrity) rather than windows of the
+	// workload's read-only pool.
+	ownValues bool
 	bufLimit  int64
 	buf       []client.Action
 	bufBytes  int64
@@ -201,7 +205,11 @@ func (d *hbaseDB) put(ctx context.Context, key []byte, fields, values [][]byte) 
 	p := client.NewPut(row).Grow(len(fields))
 	size := int64(len(key))
 	for i, f := range fields {
-		p.AddColumn(d.b.family, f, values[i])
+		v := values[i]
+		if d.buffering && d.ownValues { // the worker reuses the buffer behind v
+			v = append([]byte(nil), v...)
+		}
+		p.AddColumn(d.b.family, f, v)
 		size += int64(len(f) + len(values[i]))
 	}
 	p.SetDurability(d.b.dur)

@@ -16,9 +16,11 @@
 // lengths uniform or zipfian. dataintegrity=true writes each value as
 // YCSB derives it from key and field and checks every read's values
 // (reported as the VERIFY operation, UNEXPECTED_STATE when one differs).
-// measurement.interval=intended or both measures each operation also from
-// when it was due under a target rate (Intended-OP sections), so that a
-// server that falls behind is charged for the wait (coordinated omission).
+// measurement.interval=intended times each operation from when it was due
+// under a target rate, so that a server that falls behind is charged for
+// the wait (coordinated omission); both reports those as Intended-OP
+// sections next to the usual ones. Failed inserts are retried as YCSB
+// does, each attempt an INSERT of its own.
 //
 // The database side follows YCSB's hbase2 binding: table (default
 // usertable), columnfamily (default "family"), clientbuffering with

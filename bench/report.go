@@ -58,14 +58,16 @@ func (s *runState) buildReport(elapsed time.Duration) *Report {
 	if elapsed > 0 {
 		rep.Throughput = float64(rep.Operations) / elapsed.Seconds()
 	}
-	mode := s.w.MeasureInterval
-	if mode != "intended" {
+	// YCSB's sections: op, the operations timed from their start;
+	// intended, the same names timed from when each was due; both, the
+	// first set and an Intended- copy of it without the outcomes.
+	switch s.w.MeasureInterval {
+	case "op":
 		rep.Ops = s.opReports(false, "", true)
-	}
-	if mode != "op" {
-		// YCSB's names; the outcomes go with them only when they are the
-		// only sections.
-		rep.Ops = append(rep.Ops, s.opReports(true, "Intended-", mode == "intended")...)
+	case "intended":
+		rep.Ops = s.opReports(true, "", true)
+	default:
+		rep.Ops = append(s.opReports(false, "", true), s.opReports(true, "Intended-", false)...)
 	}
 	return rep
 }
@@ -76,8 +78,14 @@ func (s *runState) opReports(intended bool, prefix string, returns bool) []OpRep
 	h, c := merged(s.stats, intended)
 	var out []OpReport
 	for op := range h {
+		// VERIFY is timed from its own start only: under both it has no
+		// Intended- copy, under intended alone it reports that.
 		if intended && op == OpVerify {
-			continue
+			if prefix != "" {
+				continue
+			}
+			hv, _ := merged(s.stats, false)
+			h[op] = hv[op]
 		}
 		o := OpReport{Name: prefix + OpNames[op]}
 		for st, n := range c[op] {
@@ -152,7 +160,7 @@ func (r *Report) WriteText(w io.Writer) error {
 			line(o.Name, "50thPercentileLatency(us)", itoa(o.P50Us))
 			line(o.Name, "95thPercentileLatency(us)", itoa(o.P95Us))
 			line(o.Name, "99thPercentileLatency(us)", itoa(o.P99Us))
-			line(o.Name, "99.9thPercentileLatency(us)", itoa(o.P999Us))
+			line(o.Name, "99.9PercentileLatency(us)", itoa(o.P999Us)) // YCSB's name for it
 		}
 		for _, p := range o.Percentiles {
 			line(o.Name, p.Name+"PercentileLatency(us)", itoa(p.Us))

@@ -87,7 +87,7 @@ type Workload struct {
 	ClientRetries int
 	// MeasureInterval is measurement.interval: op (latency from each
 	// operation's start), intended (from when it was due under -target)
-	// or both, reported as Intended-OP.
+	// or both (the latter as Intended-OP sections), as YCSB reports them.
 	MeasureInterval string
 	// Percentiles is hdrhistogram.percentiles when set: the report's
 	// percentile lines, named as YCSB names them; nil for the default

@@ -128,28 +128,35 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		}
 		defer stopProfile()
 	}
-	// YCSB's exportfile: the report goes to that file instead of stdout,
-	// created before the run so that a bad path fails before any load.
+	// YCSB's exportfile: the report goes to that file instead of stdout.
+	// It is opened before the run, so that a bad path fails before any
+	// load, and emptied only when the report is there to replace it.
 	out := stdout
+	var export *os.File
 	if path, ok := props["exportfile"]; ok {
-		f, err := os.Create(path)
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o666)
 		if err != nil {
 			return fail(fmt.Errorf("exportfile: %w", err))
 		}
 		defer f.Close()
-		out = f
+		export, out = f, f
 	}
 	rep, err := bench.Run(ctx, cfg)
 	if err != nil {
 		return fail(err)
+	}
+	if export != nil {
+		if err := export.Truncate(0); err != nil {
+			return fail(fmt.Errorf("exportfile: %w", err))
+		}
 	}
 	if *asJSON {
 		err = rep.WriteJSON(out)
 	} else {
 		err = rep.WriteText(out)
 	}
-	if f, ok := out.(*os.File); ok && f != stdout && err == nil {
-		err = f.Close()
+	if export != nil && err == nil {
+		err = export.Close()
 	}
 	if err != nil {
 		return fail(err)

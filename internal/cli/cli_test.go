@@ -74,6 +74,13 @@ func TestBenchExportFile(t *testing.T) {
 	if code != 0 || err != nil || !strings.Contains(string(b), "[READ], Return=OK, 1000\n") || out.Len() != 0 {
 		t.Errorf("exit %d, file %q (%v), stdout %q, stderr %q", code, b, err, out.String(), errb.String())
 	}
+	// A run that fails leaves the file as it was.
+	out.Reset()
+	errb.Reset()
+	code = Main([]string{"bench", "run", "-P", "../../workloads/workloadc", "-db", "null", "-p", "exportfile=" + path, "-p", "readproportion=0.5"}, &out, &errb)
+	if b2, err := os.ReadFile(path); code != 1 || err != nil || string(b2) != string(b) {
+		t.Errorf("failed run: exit %d, file now %q (%v), stderr %q", code, b2, err, errb.String())
+	}
 	out.Reset()
 	errb.Reset()
 	code = Main([]string{"bench", "run", "-P", "../../workloads/workloadc", "-db", "null", "-p", "exportfile=/nonexistent/dir/r.txt"}, &out, &errb)
