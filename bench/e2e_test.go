@@ -164,12 +164,12 @@ func TestIntendedLatency(t *testing.T) {
 	if in.MaxUs < op.MaxUs || in.AverageUs < op.AverageUs || len(in.Percentiles) != 2 || in.Percentiles[1].Name != "99th" {
 		t.Errorf("Intended-READ %+v against READ %+v", in, op)
 	}
-	// 400 operations at 300/s take 1.33 s: one status line, at 1 s (the
+	// 400 operations at 300/s take 1.33 s: a status line at 1 s (the
 	// property's period, not the hour the caller asked for).
 	if rep.RunTimeMs < 1200 {
 		t.Errorf("the run took %d ms: -target did not pace it", rep.RunTimeMs)
 	}
-	if n := strings.Count(status.String(), "current ops/sec"); n != 1 {
-		t.Errorf("%d status lines in 1.3 s at status.interval=1, want 1:\n%s", n, status.String())
+	if n := strings.Count(status.String(), "current ops/sec"); n < 1 || int64(n) > rep.RunTimeMs/1000 {
+		t.Errorf("%d status lines in %d ms at status.interval=1:\n%s", n, rep.RunTimeMs, status.String())
 	}
 }
