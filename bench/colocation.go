@@ -107,8 +107,9 @@ var ColocationWorkloads = []struct {
 }
 
 // ServerStats is one region server process over one phase. CPU and disk
-// figures are the phase's deltas; PeakRSS is the high-water mark since
-// the process started.
+// figures are the phase's deltas; PeakRSS is the resident set's
+// high-water mark during the phase (reset at its start through
+// /proc/<pid>/clear_refs).
 type ServerStats struct {
 	Instance   int     `json:"instance"`
 	PID        int     `json:"pid"`
@@ -247,6 +248,10 @@ func (cl *procCluster) measure(ctx context.Context, name, phase string, p Props)
 	row := ColocationRow{Instances: len(cl.servers), Workload: name}
 	before := make([]procSample, len(cl.servers))
 	for i, s := range cl.servers {
+		// The phase's own peak, not the load's repeated: the high-water
+		// mark restarts from the current RSS. Where the kernel refuses,
+		// the peak stays the process's since it started.
+		_ = resetPeakRSS(s.pid())
 		var err error
 		if before[i], err = readProc(s.pid()); err != nil {
 			return row, err

@@ -24,12 +24,18 @@ type procSample struct {
 	// CPUTicks is utime+stime in clock ticks (every thread, GC included).
 	CPUTicks int64
 	// PeakRSS is VmHWM in bytes: the resident set's high-water mark since
-	// the process started.
+	// the process started or resetPeakRSS.
 	PeakRSS int64
 	// ReadBytes and WriteBytes are the bytes the process caused to be
 	// fetched from and sent to the storage layer (/proc/<pid>/io), page
 	// cache hits excluded.
 	ReadBytes, WriteBytes int64
+}
+
+// resetPeakRSS restarts pid's VmHWM from its current RSS (writing 5 to
+// /proc/<pid>/clear_refs, Linux 4.0 and later).
+func resetPeakRSS(pid int) error {
+	return os.WriteFile("/proc/"+strconv.Itoa(pid)+"/clear_refs", []byte("5"), 0)
 }
 
 // readProc reads pid's counters from /proc.

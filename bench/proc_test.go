@@ -2,6 +2,8 @@ package bench
 
 import (
 	"os"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 )
@@ -56,4 +58,27 @@ func FuzzParseStatCPU(f *testing.F) {
 			t.Errorf("parsed %d from %q without a command name", n, b)
 		}
 	})
+}
+
+// TestResetPeakRSS: after a reset the high-water mark is this process's
+// current RSS, not the peak of a large allocation it has released.
+func TestResetPeakRSS(t *testing.T) {
+	if _, err := readProc(os.Getpid()); err != nil {
+		t.Skip(err)
+	}
+	big := make([]byte, 256<<20)
+	for i := 0; i < len(big); i += 4096 {
+		big[i] = 1
+	}
+	peak, _ := readProc(os.Getpid())
+	big = nil
+	runtime.GC()
+	debug.FreeOSMemory()
+	if err := resetPeakRSS(os.Getpid()); err != nil {
+		t.Skipf("clear_refs: %v", err)
+	}
+	after, _ := readProc(os.Getpid())
+	if after.PeakRSS >= peak.PeakRSS-128<<20 {
+		t.Errorf("peak RSS %d MiB after the reset, %d MiB before it", after.PeakRSS>>20, peak.PeakRSS>>20)
+	}
 }

@@ -29,7 +29,8 @@ type StudyConfig struct {
 	// quota). Ignored with AutoLevels.
 	Levels []int64
 	// AutoLevels measures T's unthrottled rate first and throttles it at
-	// 80, 60, 40, 20 and 10% of it.
+	// the seed's levels scaled to it (AutoFractions). It is the default
+	// when Levels is empty.
 	AutoLevels bool
 	// Duration of each level (rounded up to whole seconds).
 	Duration time.Duration
@@ -58,8 +59,11 @@ type StudyConfig struct {
 	Log io.Writer
 }
 
-// AutoFractions are the fractions of T's unthrottled rate AutoLevels uses.
-var AutoFractions = []float64{0.8, 0.6, 0.4, 0.2, 0.1}
+// AutoFractions are the fractions of T's unthrottled rate AutoLevels uses:
+// the seed's 2500, 2000, 1500, 1000 and 500 req/s over the 3,644 ops/s T
+// did there unthrottled, so that each level presses T as hard as the
+// seed's did, whatever this machine's capacity.
+var AutoFractions = []float64{2500.0 / 3644, 2000.0 / 3644, 1500.0 / 3644, 1000.0 / 3644, 500.0 / 3644}
 
 // StudyRow is one level of one variant. Latencies are in milliseconds.
 type StudyRow struct {
@@ -148,8 +152,8 @@ func (c *StudyConfig) defaults() error {
 			return fmt.Errorf("variant %q: want read or scan", v)
 		}
 	}
-	if !c.AutoLevels && len(c.Levels) == 0 {
-		c.Levels = []int64{0, 2500, 2000, 1500, 1000, 500}
+	if len(c.Levels) == 0 {
+		c.AutoLevels = true
 	}
 	if c.Log == nil {
 		c.Log = io.Discard
@@ -275,6 +279,11 @@ func (c *StudyConfig) runLevel(ctx context.Context, admin *client.Admin, variant
 	if err != nil {
 		return row, err
 	}
+	if repU.Interrupted || repT.Interrupted {
+		// Cut short, perhaps in the warm-up, whose operations and the
+		// limiter's first burst would then be counted: not a row.
+		return row, fmt.Errorf("level %s of the %s variant interrupted: %w", row.Throttle, variant, context.Cause(ctx))
+	}
 	row.ThruU, row.LatencyU, row.P99U, row.ErrorsU = summarize(repU)
 	row.ThruT, row.LatencyT, row.P99T, row.ErrorsT = summarize(repT)
 	row.TotalThru = row.ThruU + row.ThruT
@@ -303,6 +312,12 @@ func (c *StudyConfig) runPair(ctx context.Context, variant string, d time.Durati
 		repT, errT = Run(ctx, Config{Phase: "run", Props: c.props("run", "T", variant, d), Master: c.Master, User: c.UserT, Warmup: c.Warmup})
 	}()
 	wg.Wait()
+	if errU != nil {
+		errU = fmt.Errorf("user %s: %w", c.UserU, errU)
+	}
+	if errT != nil {
+		errT = fmt.Errorf("user %s: %w", c.UserT, errT)
+	}
 	if err := errors.Join(errU, errT); err != nil {
 		return nil, nil, err
 	}

@@ -178,8 +178,11 @@ connections while T is throttled (request number per second) at each level
 in turn; U is never throttled. Variant read: both read (workload C);
 variant scan: U reads, T scans 100 rows. The table is loaded once
 (recordcount records) if missing. Each level: set T's quota, wait 1 s, warm
-up, then measure for --duration. --auto-levels measures T unthrottled first
-and uses 80/60/40/20/10% of its rate. Writes results.md, results.json and
+up, then measure for --duration. By default T is measured unthrottled
+first and then throttled at the seed's 2500/2000/1500/1000/500 req/s scaled
+to that rate (the seed's T did 3,644 ops/s unthrottled: 69%, 55%, 41%, 27%
+and 14% of it), for each variant; --levels gives fixed levels instead.
+Writes results.md, results.json and
 throughput/latency charts (PNG and SVG) into --out; T's quota is removed at
 the end, also on Ctrl-C.
 `
@@ -189,8 +192,8 @@ func runThrottleStudy(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("weir bench throttle-study", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	master := fs.String("master", "127.0.0.1:16000", "master address (host:port, comma separated for several)")
-	levels := fs.String("levels", "none,2500,2000,1500,1000,500", "T's throttles in req/s, none for no quota")
-	auto := fs.Bool("auto-levels", false, "measure T unthrottled, then throttle at 80/60/40/20/10% of that rate")
+	levels := fs.String("levels", "", "T's throttles in req/s, none for no quota, e.g. none,2500,2000 (default: the seed's scaled to T's unthrottled rate)")
+	auto := fs.Bool("auto-levels", false, "the seed's levels scaled to T's unthrottled rate (the default without --levels)")
 	duration := fs.Duration("duration", 20*time.Second, "measured time per level (whole seconds)")
 	warmup := fs.Duration("warmup", time.Second, "warm-up per level before measuring (0: none)")
 	threads := fs.Int("threads", 8, "worker threads per user")
@@ -213,7 +216,10 @@ func runThrottleStudy(args []string, stdout, stderr io.Writer) int {
 	}
 	cfg := bench.StudyConfig{Master: *master, AutoLevels: *auto, Duration: *duration, Threads: *threads,
 		RecordCount: *records, OutDir: *out, Log: stderr}
-	if !*auto {
+	if *auto && *levels != "" {
+		return usage("--auto-levels and --levels %q: give one", *levels)
+	}
+	if *levels != "" {
 		l, err := bench.ParseLevels(*levels)
 		if err != nil {
 			return usage("%v", err)

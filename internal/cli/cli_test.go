@@ -26,6 +26,7 @@ func TestMain_Commands(t *testing.T) {
 		{args: []string{"bench", "run", "-P", "../../workloads/workloadc", "-db", "null", "-threads", "0"}, wantCode: 1, wantErr: "threadcount=0: want at least 1"},
 		{args: []string{"bench", "colocation-study", "--instances", "1,0"}, wantCode: 2, wantErr: `--instances: "0" is not a count from 1 to 30`},
 		{args: []string{"bench", "colocation-study", "--duration", "10ms"}, wantCode: 2, wantErr: "--duration must be at least 1s"},
+		{args: []string{"bench", "throttle-study", "--auto-levels", "--levels", "none,100"}, wantCode: 2, wantErr: `--auto-levels and --levels "none,100": give one`},
 		{args: []string{"regionserver", "--first-instance", "64"}, wantCode: 2, wantErr: "--first-instance 64: want 0 to 63"},
 		{args: []string{"shell", "-e", "version"}, wantCode: 0, wantOut: "Weir " + Version},
 		{args: []string{"shell", "-e", "version; frob 'x'"}, wantCode: 1, wantErr: "ERROR: column 10: unknown command 'frob'"},
