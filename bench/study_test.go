@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -52,4 +53,12 @@ func TestThrottleStudy(t *testing.T) {
 	}
 	md, _ := os.ReadFile(filepath.Join(out, "results.md"))
 	t.Logf("results.md:\n%s", md)
+
+	// The table holds 2,000 records: a study of 5,000 would read missing
+	// keys, and is refused before it starts.
+	_, err = bench.RunStudy(ctx, bench.StudyConfig{Master: c.MasterAddr(), Levels: []int64{0}, Duration: time.Second,
+		Threads: 1, Variants: []string{"read"}, RecordCount: 5000, OutDir: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), "exists without record 4999") {
+		t.Errorf("a study of more records than loaded: %v", err)
+	}
 }
