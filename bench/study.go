@@ -228,7 +228,7 @@ func RunStudy(ctx context.Context, cfg StudyConfig) (*StudyResult, error) {
 	}
 
 	res := &StudyResult{Master: cfg.Master, DurationSec: math.Ceil(cfg.Duration.Seconds()),
-		WarmupSec: math.Max(0, math.Ceil(cfg.Warmup.Seconds())), Threads: cfg.Threads,
+		WarmupSec: math.Max(0, cfg.Warmup.Seconds()), Threads: cfg.Threads,
 		RecordCount: cfg.RecordCount, UserU: cfg.UserU, UserT: cfg.UserT}
 	var runErr error
 variants:
