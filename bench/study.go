@@ -92,6 +92,12 @@ type StudyResult struct {
 	UserU       string     `json:"user_u"`
 	UserT       string     `json:"user_t"`
 	Rows        []StudyRow `json:"rows"`
+	// UAlone is, per variant, U running alone (T idle) for a level's
+	// duration: the most U's threads do by themselves. The total stays
+	// flat as T is throttled, as in the seed, only where U alone reaches
+	// the unthrottled total; where it does not, U is bound by its own
+	// client, not by the server.
+	UAlone      []StudyRow `json:"u_alone,omitempty"`
 	Interrupted bool       `json:"interrupted,omitempty"`
 }
 
@@ -255,6 +261,13 @@ variants:
 				}
 			}
 		}
+		row, err := cfg.runUAlone(ctx, variant)
+		if err != nil {
+			runErr = err
+			break
+		}
+		res.UAlone = append(res.UAlone, row)
+		fmt.Fprintf(cfg.Log, "throttle-study: %s, U alone: %.0f ops/s\n", variant, row.ThruU)
 	}
 	return res, finishStudy(ctx, runErr, &res.Interrupted, func() error { return WriteStudy(cfg.OutDir, res) })
 }
@@ -316,6 +329,21 @@ func (c *StudyConfig) runLevel(ctx context.Context, admin *client.Admin, variant
 		e := row.ThruT/float64(level) - 1
 		row.ThrottleErr = &e
 	}
+	return row, nil
+}
+
+// runUAlone runs U by itself, warm-up included, as a level would.
+func (c *StudyConfig) runUAlone(ctx context.Context, variant string) (StudyRow, error) {
+	row := StudyRow{Variant: variant, Throttle: "U alone"}
+	rep, err := Run(ctx, Config{Phase: "run", Props: c.props("run", "U", variant, c.Duration), Master: c.Master, User: c.UserU, Warmup: c.Warmup})
+	if err != nil {
+		return row, fmt.Errorf("user %s alone: %w", c.UserU, err)
+	}
+	if rep.Interrupted {
+		return row, fmt.Errorf("U alone in the %s variant interrupted: %w", variant, context.Cause(ctx))
+	}
+	row.ThruU, row.LatencyU, row.P99U, row.ErrorsU = summarize(rep)
+	row.TotalThru = row.ThruU
 	return row, nil
 }
 
@@ -425,6 +453,12 @@ func WriteStudy(dir string, res *StudyResult) error {
 			}
 			fmt.Fprintf(&md, "| %s | %.0f | %.0f | %.0f | %.2f | %.2f | %.2f | %.2f | %s | %d |\n",
 				r.Throttle, r.TotalThru, r.ThruU, r.ThruT, r.LatencyU, r.LatencyT, r.P99U, r.P99T, te, r.ErrorsT)
+		}
+		for _, r := range res.UAlone {
+			if r.Variant == v {
+				fmt.Fprintf(&md, "\nU alone (T idle): %.0f ops/s, latency %.2f ms (p99 %.2f ms): the most U's threads do by themselves. The total stays flat as T is throttled only where this reaches the unthrottled total; below it, U is bound by its own client.\n",
+					r.ThruU, r.LatencyU, r.P99U)
+			}
 		}
 		md.WriteString("\nThroughput in ops/s of successful operations; latencies in ms; throttle error = observed Thruput_T / limit − 1 (for scans an operation is one request or more); Failed_T = T's operations that failed (e.g. still throttled after the client's retries).\n")
 		fmt.Fprintf(&md, "A throttle also admits a burst of up to one second's worth of requests (HBase's rate limiters start full). The warm-up spends it only when T's demand exceeds the limit by enough: near T's unthrottled rate the observed rate can reach limit × (1 + 1/%gs), i.e. a throttle error up to %+.0f%%; raise --warmup to see the steady rate there.\n",

@@ -53,6 +53,9 @@ func TestThrottleStudy(t *testing.T) {
 	}
 	md, _ := os.ReadFile(filepath.Join(out, "results.md"))
 	t.Logf("results.md:\n%s", md)
+	if len(res.UAlone) != 1 || res.UAlone[0].ThruU <= 0 || res.UAlone[0].ThruT != 0 || !strings.Contains(string(md), "U alone (T idle): ") {
+		t.Errorf("U alone: %+v", res.UAlone)
+	}
 
 	// The table holds 2,000 records: a study of 5,000 would read missing
 	// keys, and is refused before it starts.

@@ -135,9 +135,14 @@ def main():
           "that failed (still throttled after the client's retries: 15, HBase's default). HBase rejects over-limit "
           "requests (RpcThrottlingException, the client waits the hinted time and retries); Weir queues them by default.")
     for s in SIDES:
+        for r in (study[s] or {}).get("u_alone") or []:
+            print("%s, U alone (T idle, %s variant): %s ops/s, p99 %s ms: the most U's threads do by themselves." % (
+                {"hbase": "HBase", "weir": "Weir"}[s], r["variant"], fmt(r["thruput_u_ops_sec"]), fmt(r["latency_u_p99_ms"], "{:.2f}")))
+    for s in SIDES:
         c = load(os.path.join(a.out, s, "throttle", "cpu.json"))
         if c and study[s]:
-            ops = sum(r["total_ops_sec"] for r in study[s]["rows"]) * study[s]["duration_sec"]
+            runs = study[s]["rows"] + (study[s].get("u_alone") or [])
+            ops = sum(r["total_ops_sec"] for r in runs) * study[s]["duration_sec"]
             print("%s server CPU during the study: %.1f s (about %.0f µs per measured op, warm-ups included in the CPU)." % (
                 {"hbase": "HBase", "weir": "Weir"}[s], c["server_cpu_sec"], c["server_cpu_sec"] * 1e6 / max(ops, 1)))
 

@@ -182,6 +182,9 @@ up, then measure for --duration. By default T is measured unthrottled
 first and then throttled at the seed's 2500/2000/1500/1000/500 req/s scaled
 to that rate (the seed's T did 3,644 ops/s unthrottled: 69%, 55%, 41%, 27%
 and 14% of it), for each variant; --levels gives fixed levels instead.
+After the levels U runs once alone: the most its threads do by themselves,
+which tells whether a total that falls as T is throttled is the server's
+limit or U's own.
 Writes results.md, results.json and
 throughput/latency charts (PNG and SVG) into --out; T's quota is removed at
 the end, also on Ctrl-C.
