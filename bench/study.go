@@ -340,7 +340,7 @@ func (c *StudyConfig) runUAlone(ctx context.Context, variant string) (StudyRow, 
 		return row, fmt.Errorf("user %s alone: %w", c.UserU, err)
 	}
 	if rep.Interrupted {
-		return row, fmt.Errorf("U alone in the %s variant interrupted: %w", variant, context.Cause(ctx))
+		return row, fmt.Errorf("user %s alone in the %s variant interrupted: %w", c.UserU, variant, context.Cause(ctx))
 	}
 	row.ThruU, row.LatencyU, row.P99U, row.ErrorsU = summarize(rep)
 	row.TotalThru = row.ThruU
