@@ -252,12 +252,17 @@ func (c *ColocationConfig) runConfiguration(ctx context.Context, n int) (rows []
 
 // flush flushes usertable on every region server.
 func (cl *procCluster) flush(ctx context.Context) error {
+	return cl.withAdmin(ctx, func(a *client.Admin) error { return a.Flush(ctx, "usertable") })
+}
+
+// withAdmin runs fn with an admin client of the cluster.
+func (cl *procCluster) withAdmin(ctx context.Context, fn func(*client.Admin) error) error {
 	conn, err := client.Connect(ctx, cl.master, client.WithRetries(3))
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
-	return conn.Admin().Flush(ctx, "usertable")
+	return fn(conn.Admin())
 }
 
 // measure runs one phase and reads the region servers' counters around it.
@@ -311,12 +316,11 @@ func (cl *procCluster) measure(ctx context.Context, name, phase string, p Props)
 
 // regionsPerServer counts usertable's regions on each region server.
 func (cl *procCluster) regionsPerServer(ctx context.Context) ([]int, error) {
-	conn, err := client.Connect(ctx, cl.master, client.WithRetries(3))
-	if err != nil {
-		return nil, err
-	}
-	defer conn.Close()
-	regions, err := conn.Admin().Regions(ctx, "usertable")
+	var regions []client.RegionInfo
+	err := cl.withAdmin(ctx, func(a *client.Admin) (err error) {
+		regions, err = a.Regions(ctx, "usertable")
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -335,9 +335,9 @@ func (c *StudyConfig) runLevel(ctx context.Context, admin *client.Admin, variant
 // runUAlone runs U by itself, warm-up included, as a level would.
 func (c *StudyConfig) runUAlone(ctx context.Context, variant string) (StudyRow, error) {
 	row := StudyRow{Variant: variant, Throttle: "U alone"}
-	rep, err := Run(ctx, Config{Phase: "run", Props: c.props("run", "U", variant, c.Duration), Master: c.Master, User: c.UserU, Warmup: c.Warmup})
+	rep, err := c.runUser(ctx, "U", variant, c.Duration)
 	if err != nil {
-		return row, fmt.Errorf("user %s alone: %w", c.UserU, err)
+		return row, fmt.Errorf("alone: %w", err)
 	}
 	if rep.Interrupted {
 		return row, fmt.Errorf("user %s alone in the %s variant interrupted: %w", c.UserU, variant, context.Cause(ctx))
@@ -345,6 +345,21 @@ func (c *StudyConfig) runUAlone(ctx context.Context, variant string) (StudyRow, 
 	row.ThruU, row.LatencyU, row.P99U, row.ErrorsU = summarize(rep)
 	row.TotalThru = row.ThruU
 	return row, nil
+}
+
+// runUser runs role U or T's workload of the variant for the warm-up and
+// then d measured, on its own connection as its own user; an error names
+// the user.
+func (c *StudyConfig) runUser(ctx context.Context, role, variant string, d time.Duration) (*Report, error) {
+	user := c.UserU
+	if role == "T" {
+		user = c.UserT
+	}
+	rep, err := Run(ctx, Config{Phase: "run", Props: c.props("run", role, variant, d), Master: c.Master, User: user, Warmup: c.Warmup})
+	if err != nil {
+		return nil, fmt.Errorf("user %s: %w", user, err)
+	}
+	return rep, nil
 }
 
 // runPair runs U and T concurrently, each on its own connection as its
@@ -358,19 +373,13 @@ func (c *StudyConfig) runPair(ctx context.Context, variant string, d time.Durati
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
-		repU, errU = Run(ctx, Config{Phase: "run", Props: c.props("run", "U", variant, d), Master: c.Master, User: c.UserU, Warmup: c.Warmup})
+		repU, errU = c.runUser(ctx, "U", variant, d)
 	}()
 	go func() {
 		defer wg.Done()
-		repT, errT = Run(ctx, Config{Phase: "run", Props: c.props("run", "T", variant, d), Master: c.Master, User: c.UserT, Warmup: c.Warmup})
+		repT, errT = c.runUser(ctx, "T", variant, d)
 	}()
 	wg.Wait()
-	if errU != nil {
-		errU = fmt.Errorf("user %s: %w", c.UserU, errU)
-	}
-	if errT != nil {
-		errT = fmt.Errorf("user %s: %w", c.UserT, errT)
-	}
 	if err := errors.Join(errU, errT); err != nil {
 		return nil, nil, err
 	}
