@@ -89,3 +89,28 @@ func TestBenchExportFile(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, errb.String())
 	}
 }
+
+// The co-location study runs a fixed count of operations, as the seed
+// did, unless given only a duration.
+func TestParseColocationRunLength(t *testing.T) {
+	for _, tc := range []struct {
+		args     []string
+		wantOps  int64
+		wantSecs float64
+	}{
+		{args: nil, wantOps: 1000000, wantSecs: 300},
+		{args: []string{"--operations", "5000"}, wantOps: 5000, wantSecs: 300},
+		{args: []string{"--duration", "20s"}, wantOps: 0, wantSecs: 20},
+		{args: []string{"--duration", "20s", "--operations", "5000"}, wantOps: 5000, wantSecs: 20},
+		{args: []string{"--operations", "0"}, wantOps: 0, wantSecs: 300},
+	} {
+		var errb bytes.Buffer
+		cfg, code := parseColocation(tc.args, &errb)
+		if code >= 0 {
+			t.Fatalf("%v: exit %d: %s", tc.args, code, errb.String())
+		}
+		if cfg.OperationCount != tc.wantOps || cfg.Duration.Seconds() != tc.wantSecs {
+			t.Errorf("%v: %d operations, %v; want %d, %gs", tc.args, cfg.OperationCount, cfg.Duration, tc.wantOps, tc.wantSecs)
+		}
+	}
+}
