@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/weirdb/weir/client"
@@ -46,6 +47,11 @@ type ColocationConfig struct {
 	// DataDir holds the clusters' data, removed at the end. Default: a
 	// new temporary directory.
 	DataDir string
+	// ServerConf are configuration settings, key=value as `weir
+	// regionserver -D` takes them, given to every region server process:
+	// the study's second part tunes the region servers (handlers, memory
+	// for caches). Default none.
+	ServerConf []string
 	// PortBase, when positive, fixes the ports: etcd PortBase and +1,
 	// master +2 (HTTP +3), region server i +10+i (HTTP +40+i). Default 0:
 	// free ports.
@@ -87,6 +93,11 @@ func (c *ColocationConfig) defaults() error {
 	}
 	if c.PortBase < 0 || c.PortBase > 65535-40-30 {
 		return fmt.Errorf("bench: port base %d out of range", c.PortBase)
+	}
+	for _, kv := range c.ServerConf {
+		if k, _, ok := strings.Cut(kv, "="); !ok || strings.TrimSpace(k) == "" {
+			return fmt.Errorf("bench: region server setting %q: want key=value", kv)
+		}
 	}
 	if c.Log == nil {
 		c.Log = io.Discard
@@ -147,6 +158,7 @@ type ColocationResult struct {
 	DurationSec    float64         `json:"max_duration_sec"`
 	Threads        int             `json:"threads"`
 	Regions        int             `json:"regions"`
+	ServerConf     []string        `json:"server_conf,omitempty"`
 	Rows           []ColocationRow `json:"rows"`
 	Interrupted    bool            `json:"interrupted,omitempty"`
 }
@@ -173,7 +185,7 @@ func RunColocation(ctx context.Context, cfg ColocationConfig) (*ColocationResult
 		cfg.DataDir = d
 	}
 	res := &ColocationResult{Started: time.Now().UTC().Format("2006-01-02 15:04 UTC"), RecordCount: cfg.RecordCount,
-		OperationCount: cfg.OperationCount, DurationSec: math.Ceil(cfg.Duration.Seconds()), Threads: cfg.Threads, Regions: cfg.Regions}
+		OperationCount: cfg.OperationCount, DurationSec: math.Ceil(cfg.Duration.Seconds()), Threads: cfg.Threads, Regions: cfg.Regions, ServerConf: cfg.ServerConf}
 	var runErr error
 	for _, n := range cfg.Instances {
 		rows, err := cfg.runConfiguration(ctx, n)

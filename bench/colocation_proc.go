@@ -173,9 +173,13 @@ func startProcCluster(ctx context.Context, c *ColocationConfig, n int) (*procClu
 		name := fmt.Sprintf("regionserver-%d", i)
 		// Every instance gets port ports[4+i] as instance i: --port is
 		// instance 0's port, so it is shifted back by i.
-		rs, err := startChild(c, name, addr(ports[4+i]), logPath(name), "regionserver", "--etcd", etcdURL,
-			"--data", filepath.Join(dir, "rs"), "--port", strconv.Itoa(ports[4+i]-i), "--info-port", strconv.Itoa(rsInfo),
-			"--instances", "1", "--first-instance", strconv.Itoa(i), "--host-id", "colocation-host")
+		args := []string{"regionserver", "--etcd", etcdURL,
+			"--data", filepath.Join(dir, "rs"), "--port", strconv.Itoa(ports[4+i] - i), "--info-port", strconv.Itoa(rsInfo),
+			"--instances", "1", "--first-instance", strconv.Itoa(i), "--host-id", "colocation-host"}
+		for _, kv := range c.ServerConf {
+			args = append(args, "-D", kv)
+		}
+		rs, err := startChild(c, name, addr(ports[4+i]), logPath(name), args...)
 		if err != nil {
 			return cl, err
 		}

@@ -26,6 +26,9 @@ func WriteColocation(dir string, res *ColocationResult) error {
 	}
 	fmt.Fprintf(&md, "# Region server co-location study\n\nStarted %s. For each count of region server instances on this host: a fresh cluster of separate processes (etcd, master, one process per region server), table usertable pre-split into %d regions, %d records loaded (1 KB each) and flushed, then YCSB workloads A (50/50 read/update) and F (read-modify-write) %s, zipfian, %d client threads. Each region server's CPU time, peak RSS (within the phase) and disk I/O come from /proc/<pid>.\n",
 		res.Started, res.Regions, res.RecordCount, run, res.Threads)
+	if len(res.ServerConf) > 0 {
+		fmt.Fprintf(&md, "\nEvery region server ran with `-D %s`.\n", strings.Join(res.ServerConf, " -D "))
+	}
 	if res.Interrupted {
 		md.WriteString("\n**Interrupted**: the tables cover the phases completed.\n")
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -22,6 +23,7 @@ func TestColocationStudy(t *testing.T) {
 	res, err := bench.RunColocation(ctx, bench.ColocationConfig{
 		Command: []string{os.Args[0]}, Env: []string{childEnv + "=1"},
 		Instances: []int{1, 2}, RecordCount: 600, Duration: time.Second, Threads: 2, Regions: 4,
+		ServerConf: []string{"hbase.regionserver.handler.count=8"},
 		OutDir: out, DataDir: t.TempDir(),
 	})
 	if err != nil {
@@ -70,8 +72,48 @@ func TestColocationStudy(t *testing.T) {
 	if err := json.Unmarshal(b, &back); err != nil || len(back.Rows) != 6 {
 		t.Errorf("results.json: %v", err)
 	}
+	if len(back.ServerConf) != 1 || back.ServerConf[0] != "hbase.regionserver.handler.count=8" {
+		t.Errorf("results.json: region server settings %q", back.ServerConf)
+	}
 	md, _ := os.ReadFile(filepath.Join(out, "results.md"))
+	if !strings.Contains(string(md), "-D hbase.regionserver.handler.count=8") {
+		t.Error("results.md does not say which settings the region servers ran with")
+	}
 	t.Logf("results.md:\n%s", md)
+}
+
+// The settings reach the region server processes: one they refuse stops
+// the study at the first start, naming the process and its log, which
+// names the setting.
+func TestColocationServerConfReachesRegionServers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts clusters of processes")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	out := t.TempDir()
+	_, err := bench.RunColocation(ctx, bench.ColocationConfig{
+		Command: []string{os.Args[0]}, Env: []string{childEnv + "=1"},
+		Instances: []int{1}, RecordCount: 10, Duration: time.Second, Threads: 1, Regions: 1,
+		ServerConf: []string{"no.such.key=1"}, OutDir: out, DataDir: t.TempDir(),
+	})
+	if err == nil || !strings.Contains(err.Error(), "regionserver-0 exited while starting") {
+		t.Fatalf("err = %v; want the region server's exit", err)
+	}
+	log, _ := os.ReadFile(filepath.Join(out, "logs", "1rs-regionserver-0.log"))
+	if !strings.Contains(string(log), "no.such.key") {
+		t.Errorf("the region server's log does not name the setting:\n%s", log)
+	}
+}
+
+// A setting that is not key=value is refused before anything starts.
+func TestColocationServerConfMalformed(t *testing.T) {
+	_, err := bench.RunColocation(context.Background(), bench.ColocationConfig{
+		Command: []string{"/nonexistent"}, ServerConf: []string{"hbase.regionserver.handler.count"}, OutDir: t.TempDir(),
+	})
+	if err == nil || !strings.Contains(err.Error(), `"hbase.regionserver.handler.count": want key=value`) {
+		t.Fatalf("err = %v", err)
+	}
 }
 
 // The workloads the study runs are the ones shipped in workloads/.

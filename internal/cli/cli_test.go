@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -26,6 +27,8 @@ func TestMain_Commands(t *testing.T) {
 		{args: []string{"bench", "run", "-P", "../../workloads/workloadc", "-db", "null", "-threads", "0"}, wantCode: 1, wantErr: "threadcount=0: want at least 1"},
 		{args: []string{"bench", "colocation-study", "--instances", "1,0"}, wantCode: 2, wantErr: `--instances: "0" is not a count from 1 to 30`},
 		{args: []string{"bench", "colocation-study", "--duration", "10ms"}, wantCode: 2, wantErr: "--duration must be at least 1s"},
+		{args: []string{"bench", "colocation-study", "-D", "no.such.key=1"}, wantCode: 2, wantErr: "-D no.such.key: unknown configuration key"},
+		{args: []string{"bench", "colocation-study", "-D", "hbase.regionserver.handler.count"}, wantCode: 2, wantErr: `want key=value, got "hbase.regionserver.handler.count"`},
 		{args: []string{"bench", "throttle-study", "--auto-levels", "--levels", "none,100"}, wantCode: 2, wantErr: `--auto-levels and --levels "none,100": give one`},
 		{args: []string{"regionserver", "--first-instance", "64"}, wantCode: 2, wantErr: "--first-instance 64: want 0 to 63"},
 		{args: []string{"shell", "-e", "version"}, wantCode: 0, wantOut: "Weir " + Version},
@@ -97,12 +100,15 @@ func TestParseColocationRunLength(t *testing.T) {
 		args     []string
 		wantOps  int64
 		wantSecs float64
+		wantConf []string
 	}{
 		{args: nil, wantOps: 1000000, wantSecs: 300},
 		{args: []string{"--operations", "5000"}, wantOps: 5000, wantSecs: 300},
 		{args: []string{"--duration", "20s"}, wantOps: 0, wantSecs: 20},
 		{args: []string{"--duration", "20s", "--operations", "5000"}, wantOps: 5000, wantSecs: 20},
 		{args: []string{"--operations", "0"}, wantOps: 0, wantSecs: 300},
+		{args: []string{"-D", "weir.regionserver.row.cache.size=0", "-D", "hbase.regionserver.handler.count=8"}, wantOps: 1000000, wantSecs: 300,
+			wantConf: []string{"hbase.regionserver.handler.count=8", "weir.regionserver.row.cache.size=0"}},
 	} {
 		var errb bytes.Buffer
 		cfg, code := parseColocation(tc.args, &errb)
@@ -111,6 +117,9 @@ func TestParseColocationRunLength(t *testing.T) {
 		}
 		if cfg.OperationCount != tc.wantOps || cfg.Duration.Seconds() != tc.wantSecs {
 			t.Errorf("%v: %d operations, %v; want %d, %gs", tc.args, cfg.OperationCount, cfg.Duration, tc.wantOps, tc.wantSecs)
+		}
+		if !slices.Equal(cfg.ServerConf, tc.wantConf) {
+			t.Errorf("%v: region server settings %q; want %q", tc.args, cfg.ServerConf, tc.wantConf)
 		}
 	}
 }

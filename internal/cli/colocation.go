@@ -5,7 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -15,7 +17,7 @@ import (
 
 const colocationUsage = `usage: weir bench colocation-study [--instances 1,2,3] [--recordcount N]
        [--operations 1000000] [--duration 5m] [--threads 16] [--regions 12]
-       [--out DIR] [--port-base PORT]
+       [-D key=value ...] [--out DIR] [--port-base PORT]
 
 The experiment of "Apache HBase: RegionServers co-location" on this host:
 for each count of region server instances, a fresh cluster is started as
@@ -27,6 +29,8 @@ the study ran them, so that the runtime is the measure; --duration caps
 each run. Given --duration without --operations, each workload runs for
 --duration instead. Each region server process's CPU seconds, peak RSS
 and disk read/write bytes are read from /proc/<pid> around every phase.
+-D settings (as weir regionserver takes them) go to every region server,
+as the study's second part tuned its region servers' handlers and memory.
 Writes results.md, results.json, throughput and CPU-per-operation charts
 (PNG and SVG) and the processes' logs (logs/) into --out. Linux only.
 `
@@ -68,6 +72,7 @@ func parseColocation(args []string, stderr io.Writer) (bench.ColocationConfig, i
 	regions := fs.Int("regions", 12, "regions the table is pre-split into")
 	out := fs.String("out", "colocation-study", "output directory")
 	data := fs.String("data", "", "where the clusters' data goes: a new subdirectory of it, removed at the end (default: the system temporary directory)")
+	conf := registerConf(fs)
 	portBase := fs.Int("port-base", 0, "fixed ports from here (etcd +0/+1, master +2/+3, region server i +10+i, HTTP +40+i); 0: free ports")
 	fs.Usage = func() { fmt.Fprint(stderr, colocationUsage+"\nflags:\n"); fs.PrintDefaults() }
 	if err := fs.Parse(args); err != nil {
@@ -102,6 +107,15 @@ func parseColocation(args []string, stderr io.Writer) (bench.ColocationConfig, i
 	if *portBase < 0 || *portBase > 65000 {
 		return usage("--port-base %d: want 0 (free ports) or a port up to 65000", *portBase)
 	}
+	// The region servers would refuse a bad setting one by one, after
+	// the first cluster started: check them all now.
+	if _, err := conf.parse(); err != nil {
+		return usage("%v", err)
+	}
+	var serverConf []string
+	for _, k := range slices.Sorted(maps.Keys(conf)) {
+		serverConf = append(serverConf, k+"="+conf[k])
+	}
 	return bench.ColocationConfig{Instances: counts, RecordCount: *records, OperationCount: *ops, Duration: *duration,
-		Threads: *threads, Regions: *regions, OutDir: *out, DataDir: *data, PortBase: *portBase, Log: stderr}, -1
+		Threads: *threads, Regions: *regions, ServerConf: serverConf, OutDir: *out, DataDir: *data, PortBase: *portBase, Log: stderr}, -1
 }
