@@ -94,8 +94,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	// Flags first, -p last: an explicit -p wins, as in YCSB.
 	// A flag given, even as 0, sets its property, so that -threads 0 is
 	// refused by the workload's check rather than taken as no flag.
-	given := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	given := givenFlags(fs)
 	set := func(k, v string) error { return props.Set(k, v) }
 	if given["threads"] {
 		_ = set("threadcount", strconv.Itoa(*threads))

@@ -5,9 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"maps"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -96,9 +94,7 @@ func parseColocation(args []string, stderr io.Writer) (bench.ColocationConfig, i
 		}
 		counts = append(counts, n)
 	}
-	given := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	if given["duration"] && !given["operations"] {
+	if given := givenFlags(fs); given["duration"] && !given["operations"] {
 		*ops = 0 // a time-bound run, as before --operations was the default
 	}
 	if *duration < time.Second || *threads < 1 || *records < 1 || *regions < 1 || *ops < 0 {
@@ -112,10 +108,6 @@ func parseColocation(args []string, stderr io.Writer) (bench.ColocationConfig, i
 	if _, err := conf.parse(); err != nil {
 		return usage("%v", err)
 	}
-	var serverConf []string
-	for _, k := range slices.Sorted(maps.Keys(conf)) {
-		serverConf = append(serverConf, k+"="+conf[k])
-	}
 	return bench.ColocationConfig{Instances: counts, RecordCount: *records, OperationCount: *ops, Duration: *duration,
-		Threads: *threads, Regions: *regions, ServerConf: serverConf, OutDir: *out, DataDir: *data, PortBase: *portBase, Log: stderr}, -1
+		Threads: *threads, Regions: *regions, ServerConf: conf.pairs(), OutDir: *out, DataDir: *data, PortBase: *portBase, Log: stderr}, -1
 }

@@ -20,12 +20,15 @@ import (
 // read no configuration file.
 type confFlag map[string]string
 
-func (c confFlag) String() string {
+func (c confFlag) String() string { return strings.Join(c.pairs(), ",") }
+
+// pairs returns the settings as key=value, sorted by key (nil for none).
+func (c confFlag) pairs() []string {
 	var parts []string
 	for _, k := range slices.Sorted(maps.Keys(c)) {
 		parts = append(parts, k+"="+c[k])
 	}
-	return strings.Join(parts, ",")
+	return parts
 }
 
 func (c confFlag) Set(v string) error {

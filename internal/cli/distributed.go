@@ -85,6 +85,14 @@ func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) bool {
 	return true
 }
 
+// givenFlags returns the names of the flags set on the command line, so
+// that a flag given as its default value can be told from one not given.
+func givenFlags(fs *flag.FlagSet) map[string]bool {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	return given
+}
+
 func splitEndpoints(s string) []string {
 	var out []string
 	for _, e := range strings.Split(s, ",") {

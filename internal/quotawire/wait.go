@@ -68,21 +68,15 @@ func parseWaitPart(s string, names []string, sep, sepChars string) (v int64, n i
 	}
 	name := ""
 	for _, c := range names {
-		if len(s)-n >= len(c) && s[n:n+len(c)] == c {
+		if strings.HasPrefix(s[n:], c) {
 			name = c
 			break
 		}
 	}
-	if name == "" {
+	if name == "" || !strings.HasPrefix(s[n+len(name):], sep) {
 		return 0, 0, false
 	}
-	n += len(name)
-	if sep != "" {
-		if len(s)-n < len(sep) || s[n:n+len(sep)] != sep {
-			return 0, 0, false
-		}
-		n += len(sep)
-	}
+	n += len(name) + len(sep)
 	for i := 0; i < 2 && n < len(s) && strings.IndexByte(sepChars, s[n]) >= 0; i++ {
 		n++
 	}
