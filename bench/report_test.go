@@ -64,7 +64,6 @@ func TestReportFormat(t *testing.T) {
 	}
 }
 
-// TestNullRun runs every workload file against the null binding.
 // TestReportIntendedAndPercentiles: measurement.interval=both adds
 // Intended- sections, timed from when each operation was due; intended
 // alone times the usual sections so, as YCSB does; hdrhistogram.percentiles
@@ -140,6 +139,7 @@ func TestReportIntendedAndPercentiles(t *testing.T) {
 	}
 }
 
+// TestNullRun runs every workload file against the null binding.
 func TestNullRun(t *testing.T) {
 	for _, f := range []string{"a", "b", "c", "d", "e", "f"} {
 		p := Props{}
