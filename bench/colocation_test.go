@@ -24,7 +24,7 @@ func TestColocationStudy(t *testing.T) {
 		Command: []string{os.Args[0]}, Env: []string{childEnv + "=1"},
 		Instances: []int{1, 2}, RecordCount: 600, Duration: time.Second, Threads: 2, Regions: 4,
 		ServerConf: []string{"hbase.regionserver.handler.count=8"},
-		OutDir: out, DataDir: t.TempDir(),
+		OutDir:     out, DataDir: t.TempDir(),
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/weirdb/weir/client"
+	"github.com/weirdb/weir/internal/filter"
 )
 
 // DB is one worker thread's view of the database, as YCSB's DB class:
@@ -124,7 +125,8 @@ func (b *hbaseBinding) Prepare(ctx context.Context, phase string, w *Workload) e
 }
 
 func (b *hbaseBinding) NewDB(w *Workload) DB {
-	return &hbaseDB{b: b, buffering: w.ClientBuffering, bufLimit: w.WriteBufferSize, ownValues: w.DataIntegrity}
+	return &hbaseDB{b: b, buffering: w.ClientBuffering, bufLimit: w.WriteBufferSize, ownValues: w.DataIntegrity,
+		pageFilter: w.PageFilter}
 }
 
 func (b *hbaseBinding) Close() error { return b.conn.Close() }
@@ -137,8 +139,10 @@ type hbaseDB struct {
 	// workload's read-only pool.
 	ownValues bool
 	bufLimit  int64
-	buf       []client.Action
-	bufBytes  int64
+	// pageFilter: scans carry a PageFilter (Workload.PageFilter).
+	pageFilter bool
+	buf        []client.Action
+	bufBytes   int64
 }
 
 func (d *hbaseDB) Read(ctx context.Context, key []byte, fields [][]byte, cell func(field, value []byte)) Status {
@@ -171,7 +175,14 @@ func (d *hbaseDB) Read(ctx context.Context, key []byte, fields [][]byte, cell fu
 }
 
 func (d *hbaseDB) Scan(ctx context.Context, start []byte, count int, fields [][]byte) Status {
-	s := client.NewScan().WithStartRow(append([]byte(nil), start...), true).SetLimit(count).SetCaching(count)
+	// As YCSB 0.17's hbase2 binding scans: caching of count rows, no row
+	// limit, and a PageFilter of count rows unless hbase.usepagefilter is
+	// false; the client stops after count rows and closes the scanner if
+	// the server has not.
+	s := client.NewScan().WithStartRow(append([]byte(nil), start...), true).SetCaching(count)
+	if d.pageFilter && count > 0 {
+		s.SetFilter(&filter.PageFilter{PageSize: int64(count)})
+	}
 	if fields == nil {
 		s.AddFamily(d.b.family)
 	} else {
@@ -179,11 +190,11 @@ func (d *hbaseDB) Scan(ctx context.Context, start []byte, count int, fields [][]
 			s.AddColumn(d.b.family, f)
 		}
 	}
-	// YCSB's binding reads up to count rows; the Results are borrowed
-	// (ScanFunc), so each batch reuses the previous one's buffers.
 	if count <= 0 {
 		return StatusOK // nothing to read (the scanner was never used)
 	}
+	// The Results are borrowed (ScanFunc), so each batch reuses the
+	// previous one's buffers.
 	n := 0
 	err := d.b.table.ScanFunc(ctx, s, func(*client.Result) error {
 		if n++; n >= count {

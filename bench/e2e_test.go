@@ -173,3 +173,31 @@ func TestIntendedLatency(t *testing.T) {
 		t.Errorf("%d status lines in %d ms at status.interval=1:\n%s", n, rep.RunTimeMs, status.String())
 	}
 }
+
+// TestRunWorkloadEScans runs workload E's scans as YCSB's hbase2 binding
+// makes them (caching of the scan's length and no limit, with a PageFilter
+// or without, the scanner closed after the rows), over several regions so
+// that scans cross region ends; every scan is OK and none is left open.
+func TestRunWorkloadEScans(t *testing.T) {
+	ctx, c := startCluster(t, cluster.Config{})
+	cfg := bench.Config{Master: c.MasterAddr(), User: "bench", Phase: "load",
+		Props: workload(t, "workloade", "recordcount=1000", "threadcount=4", "splits=4")}
+	if _, err := bench.Run(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	for _, pageFilter := range []string{"true", "false"} {
+		cfg.Phase = "run"
+		cfg.Props = workload(t, "workloade", "recordcount=1000", "operationcount=400", "threadcount=4",
+			"insertproportion=0", "scanproportion=1", "hbase.usepagefilter="+pageFilter)
+		rep, err := bench.Run(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Ops) != 1 || rep.Ops[0].Name != "SCAN" || rep.Ops[0].Returns["OK"] != 400 {
+			t.Errorf("hbase.usepagefilter=%s: %+v", pageFilter, rep.Ops)
+		}
+		if n := c.RegionServers[0].OpenScanners(); n != 0 {
+			t.Errorf("hbase.usepagefilter=%s: %d scanners left open", pageFilter, n)
+		}
+	}
+}

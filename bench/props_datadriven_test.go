@@ -118,7 +118,7 @@ func formatWorkload(w *Workload) string {
 	}
 	b.WriteString("\n")
 	if w.Proportions[OpScan] > 0 {
-		fmt.Fprintf(&b, "scan=%d..%d (%s)\n", w.MinScanLength, w.MaxScanLength, w.ScanLengthDist)
+		fmt.Fprintf(&b, "scan=%d..%d (%s) pagefilter=%v\n", w.MinScanLength, w.MaxScanLength, w.ScanLengthDist, w.PageFilter)
 	}
 	return b.String()
 }

@@ -77,9 +77,13 @@ type Workload struct {
 	InsertRetries          int
 	InsertRetryWait        time.Duration
 	Splits                 int
-	ClientBuffering        bool
-	WriteBufferSize        int64
-	Durability             string
+	// PageFilter is hbase.usepagefilter (default true): scans carry a
+	// PageFilter of their length, as YCSB 0.17's hbase2 binding sends
+	// them.
+	PageFilter      bool
+	ClientBuffering bool
+	WriteBufferSize int64
+	Durability      string
 	// ClientRetries is hbase.client.retries.number: how often the client
 	// retries a failed operation (a throttled one waits the server's
 	// hint first). Default 15, the HBase client's, which YCSB's hbase2
@@ -148,6 +152,7 @@ func NewWorkload(p Props) (*Workload, error) {
 		InsertRetries:   int(r.nonNeg("core_workload_insertion_retry_limit", r.nonNeg("insertionretrylimit", 0))),
 		InsertRetryWait: time.Duration(r.nonNeg("core_workload_insertion_retry_interval", r.nonNeg("insertionretryinterval", 3))) * time.Second,
 		Splits:          int(r.int("splits", 10)),
+		PageFilter:      r.bool("hbase.usepagefilter", true),
 		ClientBuffering: r.bool("clientbuffering", false),
 		WriteBufferSize: r.int("writebuffersize", 12<<20),
 		Durability:      r.oneOf("durability", "USE_DEFAULT", "USE_DEFAULT", "SKIP_WAL", "ASYNC_WAL", "SYNC_WAL", "FSYNC_WAL"),

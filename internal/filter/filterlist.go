@@ -418,3 +418,52 @@ func (l *FilterList) IsFamilyEssential(family []byte) bool {
 	}
 	return false
 }
+
+// PassesAll reports whether f lets every cell and row through without
+// looking at them: nil, or a FilterList (of either operator) whose entries
+// all pass all, such as the empty MUST_PASS_ALL list YCSB's HBase binding
+// sets on every scan. A read may then run as one without a filter.
+func PassesAll(f Filter) bool {
+	if f == nil {
+		return true
+	}
+	l, ok := f.(*FilterList)
+	if !ok {
+		return false
+	}
+	for _, e := range l.Filters {
+		if !PassesAll(e) {
+			return false
+		}
+	}
+	return true
+}
+
+// PageOnly reports the page size of a filter that only counts rows: a
+// PageFilter of at least one row, alone or in a MUST_PASS_ALL list whose
+// other entries pass all (PassesAll), as YCSB's HBase binding scans. A
+// region may apply it as a row limit per region scanner, which is what
+// the PageFilter does there, without running a filter over each row.
+func PageOnly(f Filter) (int64, bool) {
+	switch f := f.(type) {
+	case *PageFilter:
+		return f.PageSize, f.PageSize > 0
+	case *FilterList:
+		if f.Operator != MustPassAll {
+			return 0, false
+		}
+		page, found := int64(0), false
+		for _, e := range f.Filters {
+			if PassesAll(e) {
+				continue
+			}
+			n, ok := PageOnly(e)
+			if !ok || found {
+				return 0, false
+			}
+			page, found = n, true
+		}
+		return page, found
+	}
+	return 0, false
+}

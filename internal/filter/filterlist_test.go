@@ -119,3 +119,54 @@ func TestFilterListEssentialAndHasFilterRow(t *testing.T) {
 		t.Error("KeyOnlyFilter needs no whole rows")
 	}
 }
+
+func TestPassesAll(t *testing.T) {
+	page, err := NewPageFilter(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	empty := func(op Operator, fs ...Filter) Filter { return &FilterList{Operator: op, Filters: fs} }
+	for _, tc := range []struct {
+		name string
+		f    Filter
+		want bool
+	}{
+		{"nil", nil, true},
+		{"empty AND", empty(MustPassAll), true},
+		{"empty OR", empty(MustPassOne), true},
+		{"nested empty lists", empty(MustPassOne, empty(MustPassAll), empty(MustPassOne, empty(MustPassAll))), true},
+		{"a PageFilter", page, false},
+		{"a list with a PageFilter", empty(MustPassAll, page), false},
+		{"a PageFilter deep in empty lists", empty(MustPassAll, empty(MustPassOne, page)), false},
+	} {
+		if got := PassesAll(tc.f); got != tc.want {
+			t.Errorf("%s: PassesAll = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestPageOnly(t *testing.T) {
+	page := func(n int64) Filter { return &PageFilter{PageSize: n} }
+	list := func(op Operator, fs ...Filter) Filter { return &FilterList{Operator: op, Filters: fs} }
+	for _, tc := range []struct {
+		name string
+		f    Filter
+		n    int64
+		ok   bool
+	}{
+		{"nil", nil, 0, false},
+		{"a PageFilter", page(7), 7, true},
+		{"a PageFilter of no rows", page(0), 0, false},
+		{"in an AND list", list(MustPassAll, page(3)), 3, true},
+		{"with empty lists", list(MustPassAll, list(MustPassOne), page(3), list(MustPassAll)), 3, true},
+		{"nested AND lists", list(MustPassAll, list(MustPassAll, page(4))), 4, true},
+		{"in an OR list", list(MustPassOne, page(3)), 0, false},
+		{"two PageFilters", list(MustPassAll, page(3), page(5)), 0, false},
+		{"with a filter of cells", list(MustPassAll, page(3), NewPrefixFilter([]byte("a"))), 0, false},
+		{"an empty list", list(MustPassAll), 0, false},
+	} {
+		if n, ok := PageOnly(tc.f); n != tc.n || ok != tc.ok {
+			t.Errorf("%s: PageOnly = %d, %v; want %d, %v", tc.name, n, ok, tc.n, tc.ok)
+		}
+	}
+}

@@ -122,6 +122,12 @@ func (r *Region) newQuery(cols []Columns, tr cell.TimeRange, maxVersions int, f 
 	if storeOffset < 0 {
 		return query{}, invalidf("store offset %d is negative", storeOffset)
 	}
+	if filter.PassesAll(f) {
+		// An empty filter list (YCSB's HBase binding sends one with every
+		// scan) reads as no filter, which keeps a scan's row images on
+		// their one-copy path (rowreader_image.go).
+		f = nil
+	}
 	q := query{tr: tr, maxVersions: maxVersions, filter: f, raw: raw,
 		storeLimit: storeLimit, storeOffset: storeOffset, clock: r.opts.Now, desc: desc}
 	if cols != nil {

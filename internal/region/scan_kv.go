@@ -129,6 +129,7 @@ func (s *Scanner) nextKV(ctx context.Context, maxRows int, maxBytes int64, b *KV
 	}
 	var bytesOut int64
 	n, rowsRead := 0, 0
+	pageFull := false
 	blockStart := len(sink.buf)
 	defer func() {
 		b.Block = sink.buf
@@ -160,10 +161,7 @@ func (s *Scanner) nextKV(ctx context.Context, maxRows int, maxBytes int64, b *KV
 		if cells == 0 {
 			continue
 		}
-		s.rows++
-		if s.scan.Limit > 0 && s.rows >= s.scan.Limit {
-			s.done = true
-		}
+		pageFull = s.countRow()
 		rowsRead++
 		// The bytes Cell.Size counts, as the cell path's limit does.
 		bytesOut += int64(len(sink.buf) - start - cells*cell.KeyValueOverhead)
@@ -171,6 +169,7 @@ func (s *Scanner) nextKV(ctx context.Context, maxRows int, maxBytes int64, b *KV
 		b.Partial = append(b.Partial, false)
 		n++
 	}
+	s.endPage(pageFull, n, maxRows, bytesOut, maxBytes)
 	return !s.done, nil
 }
 

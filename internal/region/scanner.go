@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"sync/atomic"
 
 	"github.com/weirdb/weir/internal/cell"
+	"github.com/weirdb/weir/internal/filter"
 	"github.com/weirdb/weir/internal/invariants"
 	"github.com/weirdb/weir/internal/storage"
 )
@@ -35,6 +37,9 @@ type Scanner struct {
 	rowBuf  []byte
 	// filterEnded: the filter was done after a full batch (FilterEnded).
 	filterEnded bool
+	// page is the rows of a PageFilter applied as a row limit
+	// (filter.PageOnly); 0: none.
+	page int
 	kv          kvSink // NextKV's encoder (scan_kv.go)
 }
 
@@ -105,11 +110,19 @@ func (r *Region) newScanner(s Scan) (*Scanner, error) {
 	}
 	// The cache generation before the schema: see Region.cacheEpoch.
 	epoch := r.cacheEpoch.Load()
-	q, err := r.newQuery(s.Columns, s.TimeRange, s.MaxVersions, s.Filter, s.Raw, s.StoreLimit, s.StoreOffset)
+	f, page := s.Filter, 0
+	if n, ok := filter.PageOnly(f); ok {
+		// A PageFilter alone counts the rows it returns and ends the scan
+		// after its page: a row limit, which keeps the scan on the paths
+		// without a filter (YCSB's HBase binding sends one with every
+		// scan).
+		f, page = nil, int(min(n, math.MaxInt32))
+	}
+	q, err := r.newQuery(s.Columns, s.TimeRange, s.MaxVersions, f, s.Raw, s.StoreLimit, s.StoreOffset)
 	if err != nil {
 		return nil, err
 	}
-	sc := &Scanner{r: r, scan: s, q: q}
+	sc := &Scanner{r: r, scan: s, q: q, page: page}
 	tid := r.info.TableID
 	var cursor []byte
 	if !s.Reversed {
@@ -229,6 +242,7 @@ func (s *Scanner) nextBatch(ctx context.Context, maxRows int, maxBytes int64, b 
 	}
 	var bytesOut, arenaBytes int64
 	n, rowsRead, cellsRead := 0, 0, 0
+	pageFull := false
 	defer func() { s.learn(rowsRead, cellsRead, arenaBytes) }()
 	y := YielderFrom(ctx) // yield.go
 	for n < maxRows && (maxBytes <= 0 || bytesOut < maxBytes) {
@@ -259,10 +273,7 @@ func (s *Scanner) nextBatch(ctx context.Context, maxRows int, maxBytes int64, b 
 		if len(row) == 0 {
 			continue
 		}
-		s.rows++
-		if s.scan.Limit > 0 && s.rows >= s.scan.Limit {
-			s.done = true
-		}
+		pageFull = s.countRow()
 		rowsRead++
 		cellsRead += len(row)
 		arenaBytes += int64(len(row[0].Row))
@@ -283,6 +294,7 @@ func (s *Scanner) nextBatch(ctx context.Context, maxRows int, maxBytes int64, b 
 		b.add(len(row), false)
 		n++
 	}
+	s.endPage(pageFull, n, maxRows, bytesOut, maxBytes)
 	if !s.done && len(s.pending) == 0 && n > 0 && s.q.filter != nil {
 		// A filter done after the last row (a PageFilter whose page is
 		// full) would end the scan at the next call's first row, which
@@ -294,6 +306,30 @@ func (s *Scanner) nextBatch(ctx context.Context, maxRows int, maxBytes int64, b 
 		}
 	}
 	return !s.done || len(s.pending) > 0, nil
+}
+
+// countRow counts a row returned, ending the scan at its limit or when
+// its page is full (Scanner.page); it reports the latter.
+func (s *Scanner) countRow() (pageFull bool) {
+	s.rows++
+	switch {
+	case s.scan.Limit > 0 && s.rows >= s.scan.Limit:
+		s.done = true
+	case s.page > 0 && s.rows >= s.page:
+		s.done = true
+		return true
+	}
+	return false
+}
+
+// endPage reports a page that the call's last row filled as the
+// PageFilter would: done right after a full batch (FilterEnded). A page
+// filled before the batch was full ends the region's scan only, as the
+// filter found done at the next row would.
+func (s *Scanner) endPage(pageFull bool, n, maxRows int, bytesOut, maxBytes int64) {
+	if pageFull && (n >= maxRows || maxBytes > 0 && bytesOut >= maxBytes) {
+		s.filterEnded = true
+	}
 }
 
 // FilterEnded reports whether the scan's filter ended it right after the

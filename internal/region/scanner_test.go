@@ -206,6 +206,47 @@ func TestScanBatchLayout(t *testing.T) {
 // Naming every family of the table, each whole, reads what naming none
 // does, and the query says so (no columns to check family by family); a
 // qualifier or a missing family keeps the columns.
+// TestQueryEmptyFilterListIsNone: an empty filter list (YCSB's HBase
+// binding sends one with every scan) reads as no filter, so the scan keeps
+// the one-copy path for row images; a list with a filter in it is kept.
+func TestQueryEmptyFilterListIsNone(t *testing.T) {
+	r, _ := openTestRegion(t)
+	page, err := filter.NewPageFilter(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		f    filter.Filter
+		none bool
+	}{
+		{"empty AND list", &filter.FilterList{Operator: filter.MustPassAll}, true},
+		{"empty OR list in an AND list", &filter.FilterList{Operator: filter.MustPassAll,
+			Filters: []filter.Filter{&filter.FilterList{Operator: filter.MustPassOne}}}, true},
+		{"a list with a PageFilter", &filter.FilterList{Operator: filter.MustPassAll, Filters: []filter.Filter{page}}, false},
+	} {
+		q, err := r.newQuery(nil, cell.AllTime, 1, tc.f, false, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if none := q.filter == nil; none != tc.none {
+			t.Errorf("%s: query filter %v; want none: %v", tc.name, q.filter, tc.none)
+		}
+	}
+	// Read back through a major compaction's row images: the same cells
+	// with the empty list as without a filter.
+	for _, row := range []string{"a", "b", "c"} {
+		mustMutate(t, r, put(row, "f1", "q1", 1, "x"+row), put(row, "f1", "q2", 1, "y"+row), put(row, "f2", "q", 1, "z"+row))
+	}
+	if err := r.Compact(context.Background(), true); err != nil {
+		t.Fatal(err)
+	}
+	want := fmtCells(scanAll(t, r, Scan{}))
+	if got := fmtCells(scanAll(t, r, Scan{Filter: &filter.FilterList{Operator: filter.MustPassAll}})); got != want || want == "" {
+		t.Errorf("scan with an empty filter list:\n%s\nwant:\n%s", got, want)
+	}
+}
+
 func TestQueryAllFamiliesIsAll(t *testing.T) {
 	r, _ := openTestRegion(t) // families f1 and f2
 	for _, tc := range []struct {

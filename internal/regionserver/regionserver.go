@@ -212,6 +212,10 @@ func (rs *RegionServer) Info() meta.ServerInfo {
 // InfoAddr is where /metrics is served ("" when the info port is off).
 func (rs *RegionServer) InfoAddr() string { return rs.infoAddr }
 
+// OpenScanners is the number of client scanners open on the server: each
+// holds a region iterator until closed or its lease expires.
+func (rs *RegionServer) OpenScanners() int { return rs.client.OpenScanners() }
+
 // register puts the server's record under an etcd session lease and keeps
 // renewing it in the background; if the session is lost (etcd unreachable
 // longer than the TTL), it registers again.
