@@ -631,7 +631,7 @@ func appendScanRequest(b []byte, m *hbasepb.ScanRequest) ([]byte, bool) {
 }
 
 func appendScan(b []byte, s *hbasepb.Scan) ([]byte, bool) {
-	if len(s.Attribute) > 0 || s.Filter != nil || len(s.CfTimeRange) > 0 || !plain(s) {
+	if len(s.Attribute) > 0 || len(s.CfTimeRange) > 0 || !plain(s) {
 		return b, false
 	}
 	ok := true
@@ -645,6 +645,12 @@ func appendScan(b []byte, s *hbasepb.Scan) ([]byte, bool) {
 	}
 	if s.StopRow != nil {
 		b = appendBytesField(b, 4, s.StopRow)
+	}
+	if s.Filter != nil {
+		// YCSB's scans carry a PageFilter.
+		if b, ok = appendSub(b, 5, s.Filter, appendFilter); !ok {
+			return b, false
+		}
 	}
 	if s.TimeRange != nil {
 		if b, ok = appendSub(b, 6, s.TimeRange, appendTimeRange); !ok {
@@ -673,6 +679,18 @@ func appendScan(b []byte, s *hbasepb.Scan) ([]byte, bool) {
 	}
 	b = appendOptBool(b, 24, s.NeedCursorResult)
 	b = appendOptBool(b, 25, s.QueryMetricsEnabled)
+	return b, true
+}
+
+// appendFilter encodes a filter's name and its serialized message.
+func appendFilter(b []byte, f *hbasepb.Filter) ([]byte, bool) {
+	if f.Name == nil || !plain(f) {
+		return b, false // name is required
+	}
+	b = appendBytesField(b, 1, []byte(*f.Name))
+	if f.SerializedFilter != nil {
+		b = appendBytesField(b, 2, f.SerializedFilter)
+	}
 	return b, true
 }
 

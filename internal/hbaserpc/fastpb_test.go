@@ -38,6 +38,14 @@ func ordinaryMessages() []proto.Message {
 			TimeRange: &hbasepb.TimeRange{From: proto.Uint64(0), To: proto.Uint64(1<<63 - 1)}, Caching: proto.Uint32(57)},
 			NumberOfRows: proto.Uint32(57), ClientHandlesPartials: proto.Bool(true), ClientHandlesHeartbeats: proto.Bool(true),
 			LimitOfRows: proto.Uint32(57)},
+		// YCSB's scan as its hbase2 binding sends it: caching and a
+		// PageFilter, no limit.
+		&hbasepb.ScanRequest{Region: spec("usertable,user5,1.abc."), Scan: &hbasepb.Scan{
+			Column: []*hbasepb.Column{{Family: []byte("family")}}, StartRow: []byte("user6284781860667377211"),
+			Filter: &hbasepb.Filter{Name: proto.String("org.apache.hadoop.hbase.filter.PageFilter"), SerializedFilter: []byte{0x08, 0x39}},
+			Caching: proto.Uint32(57)},
+			NumberOfRows: proto.Uint32(57), ClientHandlesPartials: proto.Bool(true), ClientHandlesHeartbeats: proto.Bool(true)},
+		&hbasepb.ScanRequest{Region: spec("r"), Scan: &hbasepb.Scan{Filter: &hbasepb.Filter{Name: proto.String("")}}},
 		&hbasepb.ScanRequest{ScannerId: proto.Uint64(1 << 40), NextCallSeq: proto.Uint64(3), NumberOfRows: proto.Uint32(100),
 			ClientHandlesPartials: proto.Bool(true), ClientHandlesHeartbeats: proto.Bool(true)},
 		&hbasepb.ScanRequest{ScannerId: proto.Uint64(9), CloseScanner: proto.Bool(true)},
@@ -101,7 +109,7 @@ func TestFastPathsDeclined(t *testing.T) {
 		&hbasepb.MutateRequest{Region: spec("r"), Mutation: &hbasepb.MutationProto{Row: []byte("x"),
 			ColumnValue: []*hbasepb.MutationProto_ColumnValue{{Family: []byte("f")}}}},
 		&hbasepb.GetResponse{Result: &hbasepb.Result{Cell: []*hbasepb.Cell{{Row: []byte("x")}}}},
-		&hbasepb.ScanRequest{Region: spec("r"), Scan: &hbasepb.Scan{Filter: &hbasepb.Filter{Name: proto.String("f")}}},
+		&hbasepb.ScanRequest{Region: spec("r"), Scan: &hbasepb.Scan{Filter: &hbasepb.Filter{}}}, // name missing: required
 		&hbasepb.ScanRequest{Scan: &hbasepb.Scan{Column: []*hbasepb.Column{{}}}}, // family missing: required
 		&hbasepb.ScanRequest{Scan: &hbasepb.Scan{Attribute: []*hbasepb.NameBytesPair{{Name: proto.String("a")}}}},
 		&hbasepb.ScanRequest{Scan: &hbasepb.Scan{CfTimeRange: []*hbasepb.ColumnFamilyTimeRange{{}}}},
