@@ -42,7 +42,7 @@ func ordinaryMessages() []proto.Message {
 		// PageFilter, no limit.
 		&hbasepb.ScanRequest{Region: spec("usertable,user5,1.abc."), Scan: &hbasepb.Scan{
 			Column: []*hbasepb.Column{{Family: []byte("family")}}, StartRow: []byte("user6284781860667377211"),
-			Filter: &hbasepb.Filter{Name: proto.String("org.apache.hadoop.hbase.filter.PageFilter"), SerializedFilter: []byte{0x08, 0x39}},
+			Filter:  &hbasepb.Filter{Name: proto.String("org.apache.hadoop.hbase.filter.PageFilter"), SerializedFilter: []byte{0x08, 0x39}},
 			Caching: proto.Uint32(57)},
 			NumberOfRows: proto.Uint32(57), ClientHandlesPartials: proto.Bool(true), ClientHandlesHeartbeats: proto.Bool(true)},
 		&hbasepb.ScanRequest{Region: spec("r"), Scan: &hbasepb.Scan{Filter: &hbasepb.Filter{Name: proto.String("")}}},
@@ -110,7 +110,7 @@ func TestFastPathsDeclined(t *testing.T) {
 			ColumnValue: []*hbasepb.MutationProto_ColumnValue{{Family: []byte("f")}}}},
 		&hbasepb.GetResponse{Result: &hbasepb.Result{Cell: []*hbasepb.Cell{{Row: []byte("x")}}}},
 		&hbasepb.ScanRequest{Region: spec("r"), Scan: &hbasepb.Scan{Filter: &hbasepb.Filter{}}}, // name missing: required
-		&hbasepb.ScanRequest{Scan: &hbasepb.Scan{Column: []*hbasepb.Column{{}}}}, // family missing: required
+		&hbasepb.ScanRequest{Scan: &hbasepb.Scan{Column: []*hbasepb.Column{{}}}},                // family missing: required
 		&hbasepb.ScanRequest{Scan: &hbasepb.Scan{Attribute: []*hbasepb.NameBytesPair{{Name: proto.String("a")}}}},
 		&hbasepb.ScanRequest{Scan: &hbasepb.Scan{CfTimeRange: []*hbasepb.ColumnFamilyTimeRange{{}}}},
 	} {

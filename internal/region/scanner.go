@@ -40,7 +40,7 @@ type Scanner struct {
 	// page is the rows of a PageFilter applied as a row limit
 	// (filter.PageOnly); 0: none.
 	page int
-	kv          kvSink // NextKV's encoder (scan_kv.go)
+	kv   kvSink // NextKV's encoder (scan_kv.go)
 }
 
 // ScanBatch is what one NextBatch call returns, laid out as HBase's
