@@ -107,6 +107,8 @@ func unmarshal[T proto.Message](c *hbaserpc.Call, m T) (T, error) {
 		fast, ok = hbaserpc.DecodeGetRequest(c.Param)
 	case *hbasepb.MutateRequest:
 		fast, ok = hbaserpc.DecodeMutateRequest(c.Param)
+	case *hbasepb.ScanRequest:
+		fast, ok = hbaserpc.DecodeScanRequest(c.Param)
 	}
 	if ok {
 		return fast.(T), nil

@@ -228,9 +228,12 @@ func (g *quotaGate) request(c *hbaserpc.Call) (req quota.Request, ok bool) {
 			req.EstBytes = int64(len(c.Param)) + cellBytes(c)
 		}
 	case "Scan":
-		r := &hbasepb.ScanRequest{}
-		if proto.Unmarshal(c.Param, r) != nil {
-			return req, false
+		r, fast := hbaserpc.DecodeScanRequest(c.Param)
+		if !fast {
+			r = &hbasepb.ScanRequest{}
+			if proto.Unmarshal(c.Param, r) != nil {
+				return req, false
+			}
 		}
 		c.Msg = r // the handler reuses it
 		if r.Region != nil {
