@@ -24,7 +24,11 @@
 //
 // The database side follows YCSB's hbase2 binding: table (default
 // usertable), columnfamily (default "family"), clientbuffering with
-// writebuffersize, durability. load creates a missing table, pre-split
+// writebuffersize, durability, hbase.usepagefilter. A scan is sent as
+// YCSB 0.17's binding sends it: caching of the scan's length, a PageFilter
+// of that many rows (unless hbase.usepagefilter=false) and no row limit;
+// the client stops after that many rows and closes the scanner if the
+// server has not. load creates a missing table, pre-split
 // into -p splits=N regions (default 10) at quantiles of the keys it is
 // about to insert; run refuses a missing table. The null binding
 // (db=null) does nothing, to measure the driver itself.
