@@ -85,6 +85,12 @@ func (d *pbDecoder) bytes() []byte {
 	return v[:len(v):len(v)]
 }
 
+// uint32To, uint64To and boolTo read the current field as a varint of
+// their type into *v, and return v for the message's optional field.
+func (d *pbDecoder) uint32To(v *uint32) *uint32 { *v = uint32(d.varint()); return v }
+func (d *pbDecoder) uint64To(v *uint64) *uint64 { *v = d.varint(); return v }
+func (d *pbDecoder) boolTo(v *bool) *bool       { *v = d.varint() != 0; return v }
+
 // enum reads the current field as a value of the enum whose names are
 // names; false for a value the schema does not name (the runtime keeps
 // those as unknown fields).
@@ -101,8 +107,7 @@ type fastGetRequest struct {
 	spec    fastRegionSpecifier
 	get     hbasepb.Get
 	tr      fastTimeRange
-	col     hbasepb.Column // the first column
-	cols    [1]*hbasepb.Column
+	columns firstColumn
 	maxVer  uint32
 	cache   bool
 	exist   bool
@@ -174,15 +179,8 @@ func (f *fastGetRequest) decodeGet(b []byte) bool {
 		case 1:
 			g.Row = d.bytes()
 		case 2:
-			c := &f.col
-			if g.Column == nil {
-				g.Column = f.cols[:1:1]
-				g.Column[0] = c
-			} else {
-				c = &hbasepb.Column{}
-				g.Column = append(g.Column, c)
-			}
-			if !decodeColumn(d.bytes(), c) {
+			var ok bool
+			if g.Column, ok = f.columns.add(g.Column, d.bytes()); !ok {
 				return false
 			}
 		case 5:
@@ -190,14 +188,11 @@ func (f *fastGetRequest) decodeGet(b []byte) bool {
 				return false
 			}
 		case 6:
-			f.maxVer = uint32(d.varint())
-			g.MaxVersions = &f.maxVer
+			g.MaxVersions = d.uint32To(&f.maxVer)
 		case 7:
-			f.cache = d.varint() != 0
-			g.CacheBlocks = &f.cache
+			g.CacheBlocks = d.boolTo(&f.cache)
 		case 10:
-			f.exist = d.varint() != 0
-			g.ExistenceOnly = &f.exist
+			g.ExistenceOnly = d.boolTo(&f.exist)
 		case 12:
 			v, named := d.enum(hbasepb.Consistency_name)
 			if !named {
@@ -210,6 +205,26 @@ func (f *fastGetRequest) decodeGet(b []byte) bool {
 		}
 	}
 	return !d.bad && g.Row != nil
+}
+
+// firstColumn holds a request's first column, so that a request of one
+// column (YCSB's family) takes no allocation of its own for it.
+type firstColumn struct {
+	col  hbasepb.Column
+	cols [1]*hbasepb.Column
+}
+
+// add decodes b as a Column and appends it to cols.
+func (fc *firstColumn) add(cols []*hbasepb.Column, b []byte) ([]*hbasepb.Column, bool) {
+	c := &fc.col
+	if cols == nil {
+		cols = fc.cols[:1:1]
+		cols[0] = c
+	} else {
+		c = &hbasepb.Column{}
+		cols = append(cols, c)
+	}
+	return cols, decodeColumn(b, c)
 }
 
 func decodeColumn(b []byte, c *hbasepb.Column) bool {
@@ -286,8 +301,7 @@ func DecodeMutateRequest(b []byte) (req *hbasepb.MutateRequest, ok bool) {
 			}
 			f.req.Mutation = &f.mut
 		case 4:
-			f.nonceGroup = d.varint()
-			f.req.NonceGroup = &f.nonceGroup
+			f.req.NonceGroup = d.uint64To(&f.nonceGroup)
 		default:
 			return nil, false
 		}
@@ -319,8 +333,7 @@ func (f *fastMutateRequest) decodeMutation(b []byte) bool {
 				return false
 			}
 		case 4:
-			f.ts = d.varint()
-			m.Timestamp = &f.ts
+			m.Timestamp = d.uint64To(&f.ts)
 		case 6:
 			v, named := d.enum(hbasepb.MutationProto_Durability_name)
 			if !named {
@@ -332,8 +345,7 @@ func (f *fastMutateRequest) decodeMutation(b []byte) bool {
 			f.cellCount = int32(d.varint())
 			m.AssociatedCellCount = &f.cellCount
 		case 9:
-			f.nonce = d.varint()
-			m.Nonce = &f.nonce
+			m.Nonce = d.uint64To(&f.nonce)
 		default:
 			return false
 		}

@@ -5,13 +5,12 @@ import "github.com/weirdb/weir/internal/hbasepb"
 // fastScanRequest holds a decoded ScanRequest and its parts in one
 // allocation: a scanner's open (region and Scan), next or close.
 type fastScanRequest struct {
-	req  hbasepb.ScanRequest
-	spec fastRegionSpecifier
-	scan hbasepb.Scan
-	tr   fastTimeRange
-	flt  hbasepb.Filter
-	col  hbasepb.Column // the first column
-	cols [1]*hbasepb.Column
+	req     hbasepb.ScanRequest
+	spec    fastRegionSpecifier
+	scan    hbasepb.Scan
+	tr      fastTimeRange
+	flt     hbasepb.Filter
+	columns firstColumn
 
 	scannerID, nextCallSeq, maxResultSize, mvccReadPoint   uint64
 	numberOfRows, limitOfRows, maxVersions, batchSize      uint32
@@ -43,32 +42,23 @@ func DecodeScanRequest(b []byte) (req *hbasepb.ScanRequest, ok bool) {
 			}
 			r.Scan = &f.scan
 		case 3:
-			f.scannerID = d.varint()
-			r.ScannerId = &f.scannerID
+			r.ScannerId = d.uint64To(&f.scannerID)
 		case 4:
-			f.numberOfRows = uint32(d.varint())
-			r.NumberOfRows = &f.numberOfRows
+			r.NumberOfRows = d.uint32To(&f.numberOfRows)
 		case 5:
-			f.closeScanner = d.varint() != 0
-			r.CloseScanner = &f.closeScanner
+			r.CloseScanner = d.boolTo(&f.closeScanner)
 		case 6:
-			f.nextCallSeq = d.varint()
-			r.NextCallSeq = &f.nextCallSeq
+			r.NextCallSeq = d.uint64To(&f.nextCallSeq)
 		case 7:
-			f.partials = d.varint() != 0
-			r.ClientHandlesPartials = &f.partials
+			r.ClientHandlesPartials = d.boolTo(&f.partials)
 		case 8:
-			f.heartbeats = d.varint() != 0
-			r.ClientHandlesHeartbeats = &f.heartbeats
+			r.ClientHandlesHeartbeats = d.boolTo(&f.heartbeats)
 		case 9:
-			f.metrics = d.varint() != 0
-			r.TrackScanMetrics = &f.metrics
+			r.TrackScanMetrics = d.boolTo(&f.metrics)
 		case 10:
-			f.renew = d.varint() != 0
-			r.Renew = &f.renew
+			r.Renew = d.boolTo(&f.renew)
 		case 11:
-			f.limitOfRows = uint32(d.varint())
-			r.LimitOfRows = &f.limitOfRows
+			r.LimitOfRows = d.uint32To(&f.limitOfRows)
 		default:
 			return nil, false
 		}
@@ -85,15 +75,8 @@ func (f *fastScanRequest) decodeScan(b []byte) bool {
 	for d.next() {
 		switch d.num {
 		case 1:
-			c := &f.col
-			if s.Column == nil {
-				s.Column = f.cols[:1:1]
-				s.Column[0] = c
-			} else {
-				c = &hbasepb.Column{}
-				s.Column = append(s.Column, c)
-			}
-			if !decodeColumn(d.bytes(), c) {
+			var ok bool
+			if s.Column, ok = f.columns.add(s.Column, d.bytes()); !ok {
 				return false
 			}
 		case 3:
@@ -110,32 +93,23 @@ func (f *fastScanRequest) decodeScan(b []byte) bool {
 				return false
 			}
 		case 7:
-			f.maxVersions = uint32(d.varint())
-			s.MaxVersions = &f.maxVersions
+			s.MaxVersions = d.uint32To(&f.maxVersions)
 		case 8:
-			f.cacheBlocks = d.varint() != 0
-			s.CacheBlocks = &f.cacheBlocks
+			s.CacheBlocks = d.boolTo(&f.cacheBlocks)
 		case 9:
-			f.batchSize = uint32(d.varint())
-			s.BatchSize = &f.batchSize
+			s.BatchSize = d.uint32To(&f.batchSize)
 		case 10:
-			f.maxResultSize = d.varint()
-			s.MaxResultSize = &f.maxResultSize
+			s.MaxResultSize = d.uint64To(&f.maxResultSize)
 		case 11:
-			f.storeLimit = uint32(d.varint())
-			s.StoreLimit = &f.storeLimit
+			s.StoreLimit = d.uint32To(&f.storeLimit)
 		case 12:
-			f.storeOffset = uint32(d.varint())
-			s.StoreOffset = &f.storeOffset
+			s.StoreOffset = d.uint32To(&f.storeOffset)
 		case 13:
-			f.cfOnDemand = d.varint() != 0
-			s.LoadColumnFamiliesOnDemand = &f.cfOnDemand
+			s.LoadColumnFamiliesOnDemand = d.boolTo(&f.cfOnDemand)
 		case 14:
-			f.small = d.varint() != 0
-			s.Small = &f.small
+			s.Small = d.boolTo(&f.small)
 		case 15:
-			f.reversed = d.varint() != 0
-			s.Reversed = &f.reversed
+			s.Reversed = d.boolTo(&f.reversed)
 		case 16:
 			v, named := d.enum(hbasepb.Consistency_name)
 			if !named {
@@ -144,20 +118,15 @@ func (f *fastScanRequest) decodeScan(b []byte) bool {
 			f.consistency = hbasepb.Consistency(v)
 			s.Consistency = &f.consistency
 		case 17:
-			f.caching = uint32(d.varint())
-			s.Caching = &f.caching
+			s.Caching = d.uint32To(&f.caching)
 		case 18:
-			f.allowPartial = d.varint() != 0
-			s.AllowPartialResults = &f.allowPartial
+			s.AllowPartialResults = d.boolTo(&f.allowPartial)
 		case 20:
-			f.mvccReadPoint = d.varint()
-			s.MvccReadPoint = &f.mvccReadPoint
+			s.MvccReadPoint = d.uint64To(&f.mvccReadPoint)
 		case 21:
-			f.includeStart = d.varint() != 0
-			s.IncludeStartRow = &f.includeStart
+			s.IncludeStartRow = d.boolTo(&f.includeStart)
 		case 22:
-			f.includeStop = d.varint() != 0
-			s.IncludeStopRow = &f.includeStop
+			s.IncludeStopRow = d.boolTo(&f.includeStop)
 		case 23:
 			v, named := d.enum(hbasepb.Scan_ReadType_name)
 			if !named {
@@ -166,11 +135,9 @@ func (f *fastScanRequest) decodeScan(b []byte) bool {
 			f.readType = hbasepb.Scan_ReadType(v)
 			s.ReadType = &f.readType
 		case 24:
-			f.needCursor = d.varint() != 0
-			s.NeedCursorResult = &f.needCursor
+			s.NeedCursorResult = d.boolTo(&f.needCursor)
 		case 25:
-			f.queryMetrics = d.varint() != 0
-			s.QueryMetricsEnabled = &f.queryMetrics
+			s.QueryMetricsEnabled = d.boolTo(&f.queryMetrics)
 		default:
 			return false // attributes, per-family time ranges, unknown
 		}
