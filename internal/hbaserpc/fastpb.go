@@ -91,13 +91,17 @@ func (d *pbDecoder) uint32To(v *uint32) *uint32 { *v = uint32(d.varint()); retur
 func (d *pbDecoder) uint64To(v *uint64) *uint64 { *v = d.varint(); return v }
 func (d *pbDecoder) boolTo(v *bool) *bool       { *v = d.varint() != 0; return v }
 
-// enum reads the current field as a value of the enum whose names are
-// names; false for a value the schema does not name (the runtime keeps
-// those as unknown fields).
-func (d *pbDecoder) enum(names map[int32]string) (int32, bool) {
-	v := int32(d.varint())
-	_, named := names[v]
-	return v, named
+// enumTo reads the current field into *v as a value of the enum whose
+// names are names, and returns v for the message's optional field; nil for
+// a value the schema does not name (the runtime keeps those as unknown
+// fields).
+func enumTo[E ~int32](d *pbDecoder, names map[int32]string, v *E) *E {
+	n := int32(d.varint())
+	if _, named := names[n]; !named {
+		return nil
+	}
+	*v = E(n)
+	return v
 }
 
 // fastGetRequest holds a decoded GetRequest and its parts in one
@@ -153,12 +157,9 @@ func (s *fastRegionSpecifier) decode(b []byte) *hbasepb.RegionSpecifier {
 	for d.next() {
 		switch d.num {
 		case 1:
-			v, named := d.enum(hbasepb.RegionSpecifier_RegionSpecifierType_name)
-			if !named {
+			if s.spec.Type = enumTo(&d, hbasepb.RegionSpecifier_RegionSpecifierType_name, &s.typ); s.spec.Type == nil {
 				return nil
 			}
-			s.typ = hbasepb.RegionSpecifier_RegionSpecifierType(v)
-			s.spec.Type = &s.typ
 		case 2:
 			s.spec.Value = d.bytes()
 		default:
@@ -194,12 +195,9 @@ func (f *fastGetRequest) decodeGet(b []byte) bool {
 		case 10:
 			g.ExistenceOnly = d.boolTo(&f.exist)
 		case 12:
-			v, named := d.enum(hbasepb.Consistency_name)
-			if !named {
+			if g.Consistency = enumTo(&d, hbasepb.Consistency_name, &f.consist); g.Consistency == nil {
 				return false
 			}
-			f.consist = hbasepb.Consistency(v)
-			g.Consistency = &f.consist
 		default:
 			return false
 		}
@@ -320,12 +318,9 @@ func (f *fastMutateRequest) decodeMutation(b []byte) bool {
 		case 1:
 			m.Row = d.bytes()
 		case 2:
-			v, named := d.enum(hbasepb.MutationProto_MutationType_name)
-			if !named {
+			if m.MutateType = enumTo(&d, hbasepb.MutationProto_MutationType_name, &f.mtype); m.MutateType == nil {
 				return false
 			}
-			f.mtype = hbasepb.MutationProto_MutationType(v)
-			m.MutateType = &f.mtype
 		case 3:
 			cv := &hbasepb.MutationProto_ColumnValue{}
 			m.ColumnValue = append(m.ColumnValue, cv)
@@ -335,12 +330,9 @@ func (f *fastMutateRequest) decodeMutation(b []byte) bool {
 		case 4:
 			m.Timestamp = d.uint64To(&f.ts)
 		case 6:
-			v, named := d.enum(hbasepb.MutationProto_Durability_name)
-			if !named {
+			if m.Durability = enumTo(&d, hbasepb.MutationProto_Durability_name, &f.durability); m.Durability == nil {
 				return false
 			}
-			f.durability = hbasepb.MutationProto_Durability(v)
-			m.Durability = &f.durability
 		case 8:
 			f.cellCount = int32(d.varint())
 			m.AssociatedCellCount = &f.cellCount
@@ -391,12 +383,9 @@ func (q *qualifierValue) decode(b []byte) bool {
 			q.ts = d.varint()
 			q.qv.Timestamp = &q.ts
 		case 4:
-			v, named := d.enum(hbasepb.MutationProto_DeleteType_name)
-			if !named {
+			if q.qv.DeleteType = enumTo(&d, hbasepb.MutationProto_DeleteType_name, &q.del); q.qv.DeleteType == nil {
 				return false
 			}
-			q.del = hbasepb.MutationProto_DeleteType(v)
-			q.qv.DeleteType = &q.del
 		case 5:
 			q.qv.Tags = d.bytes()
 		default:

@@ -111,12 +111,9 @@ func (f *fastScanRequest) decodeScan(b []byte) bool {
 		case 15:
 			s.Reversed = d.boolTo(&f.reversed)
 		case 16:
-			v, named := d.enum(hbasepb.Consistency_name)
-			if !named {
+			if s.Consistency = enumTo(&d, hbasepb.Consistency_name, &f.consistency); s.Consistency == nil {
 				return false
 			}
-			f.consistency = hbasepb.Consistency(v)
-			s.Consistency = &f.consistency
 		case 17:
 			s.Caching = d.uint32To(&f.caching)
 		case 18:
@@ -128,12 +125,9 @@ func (f *fastScanRequest) decodeScan(b []byte) bool {
 		case 22:
 			s.IncludeStopRow = d.boolTo(&f.includeStop)
 		case 23:
-			v, named := d.enum(hbasepb.Scan_ReadType_name)
-			if !named {
+			if s.ReadType = enumTo(&d, hbasepb.Scan_ReadType_name, &f.readType); s.ReadType == nil {
 				return false
 			}
-			f.readType = hbasepb.Scan_ReadType(v)
-			s.ReadType = &f.readType
 		case 24:
 			s.NeedCursorResult = d.boolTo(&f.needCursor)
 		case 25:
