@@ -39,25 +39,29 @@ func TestPageFilterAsRowLimit(t *testing.T) {
 			for _, maxBytes := range []int64{0, 40} {
 				for _, start := range []string{"", "r10"} {
 					for _, limit := range []int{0, 4} {
-						name := fmt.Sprintf("page %d, %d rows a call, %d bytes, from %q, limit %d", page, rows, maxBytes, start, limit)
-						// Each scanner gets a filter of its own: a filter
-						// keeps its scan's state.
-						scan := func(f func() filter.Filter) func() Scan {
-							return func() Scan { return Scan{StartRow: []byte(start), Filter: f(), Limit: limit} }
-						}
-						got := pageCalls(t, r, scan(func() filter.Filter { return pageOf(page) }), rows, maxBytes)
-						want := pageCalls(t, r, scan(func() filter.Filter {
-							return &filter.FilterList{Operator: filter.MustPassOne, Filters: []filter.Filter{pageOf(page)}}
-						}), rows, maxBytes)
-						if got != want {
-							t.Fatalf("%s:\n%s\nwant (the filter run over each row):\n%s", name, got, want)
-						}
-						andList := pageCalls(t, r, scan(func() filter.Filter {
-							return &filter.FilterList{Operator: filter.MustPassAll,
-								Filters: []filter.Filter{&filter.FilterList{Operator: filter.MustPassAll}, pageOf(page)}}
-						}), rows, maxBytes)
-						if andList != want {
-							t.Fatalf("%s, in an AND list:\n%s\nwant:\n%s", name, andList, want)
+						for _, reversed := range []bool{false, true} {
+							name := fmt.Sprintf("page %d, %d rows a call, %d bytes, from %q, limit %d, reversed %v", page, rows, maxBytes, start, limit, reversed)
+							// Each scanner gets a filter of its own: a filter
+							// keeps its scan's state.
+							scan := func(f func() filter.Filter) func() Scan {
+								return func() Scan {
+									return Scan{StartRow: []byte(start), Filter: f(), Limit: limit, Reversed: reversed}
+								}
+							}
+							got := pageCalls(t, r, scan(func() filter.Filter { return pageOf(page) }), rows, maxBytes)
+							want := pageCalls(t, r, scan(func() filter.Filter {
+								return &filter.FilterList{Operator: filter.MustPassOne, Filters: []filter.Filter{pageOf(page)}}
+							}), rows, maxBytes)
+							if got != want {
+								t.Fatalf("%s:\n%s\nwant (the filter run over each row):\n%s", name, got, want)
+							}
+							andList := pageCalls(t, r, scan(func() filter.Filter {
+								return &filter.FilterList{Operator: filter.MustPassAll,
+									Filters: []filter.Filter{&filter.FilterList{Operator: filter.MustPassAll}, pageOf(page)}}
+							}), rows, maxBytes)
+							if andList != want {
+								t.Fatalf("%s, in an AND list:\n%s\nwant:\n%s", name, andList, want)
+							}
 						}
 					}
 				}
