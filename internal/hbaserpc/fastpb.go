@@ -252,11 +252,9 @@ func (t *fastTimeRange) decode(b []byte) *hbasepb.TimeRange {
 	for d.next() {
 		switch d.num {
 		case 1:
-			t.from = d.varint()
-			t.tr.From = &t.from
+			t.tr.From = d.uint64To(&t.from)
 		case 2:
-			t.to = d.varint()
-			t.tr.To = &t.to
+			t.tr.To = d.uint64To(&t.to)
 		default:
 			return nil
 		}
@@ -380,8 +378,7 @@ func (q *qualifierValue) decode(b []byte) bool {
 		case 2:
 			q.qv.Value = d.bytes()
 		case 3:
-			q.ts = d.varint()
-			q.qv.Timestamp = &q.ts
+			q.qv.Timestamp = d.uint64To(&q.ts)
 		case 4:
 			if q.qv.DeleteType = enumTo(&d, hbasepb.MutationProto_DeleteType_name, &q.del); q.qv.DeleteType == nil {
 				return false
@@ -415,14 +412,11 @@ func decodeResult(b []byte) *hbasepb.Result {
 			f.count = int32(d.varint())
 			f.res.AssociatedCellCount = &f.count
 		case 3:
-			f.exists = d.varint() != 0
-			f.res.Exists = &f.exists
+			f.res.Exists = d.boolTo(&f.exists)
 		case 4:
-			f.stale = d.varint() != 0
-			f.res.Stale = &f.stale
+			f.res.Stale = d.boolTo(&f.stale)
 		case 5:
-			f.partial = d.varint() != 0
-			f.res.Partial = &f.partial
+			f.res.Partial = d.boolTo(&f.partial)
 		default:
 			return nil
 		}

@@ -54,19 +54,19 @@ func decodeScanResponseFast(b []byte, resp proto.Message) bool {
 				partial = run.appendBools(partial)
 			}
 		case 2:
-			s.scannerID, scannerID = d.varint(), &s.scannerID
+			scannerID = d.uint64To(&s.scannerID)
 		case 3:
-			s.more, more = d.varint() != 0, &s.more
+			more = d.boolTo(&s.more)
 		case 4:
-			s.ttl, ttl = uint32(d.varint()), &s.ttl
+			ttl = d.uint32To(&s.ttl)
 		case 6:
-			s.stale, stale = d.varint() != 0, &s.stale
+			stale = d.boolTo(&s.stale)
 		case 8:
-			s.moreInRegion, moreInRegion = d.varint() != 0, &s.moreInRegion
+			moreInRegion = d.boolTo(&s.moreInRegion)
 		case 9:
-			s.heartbeat, heartbeat = d.varint() != 0, &s.heartbeat
+			heartbeat = d.boolTo(&s.heartbeat)
 		case 11:
-			s.mvcc, mvcc = d.varint(), &s.mvcc
+			mvcc = d.uint64To(&s.mvcc)
 		default:
 			return false
 		}

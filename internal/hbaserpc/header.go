@@ -86,17 +86,13 @@ func (p *parsedRequest) parseFast(b []byte, names *methodNames) bool {
 	for d.next() {
 		switch d.num {
 		case reqCallID:
-			p.callID = uint32(d.varint())
-			p.hdr.CallId = &p.callID
+			p.hdr.CallId = d.uint32To(&p.callID)
 		case reqRequestParam:
-			p.param = d.varint() != 0
-			p.hdr.RequestParam = &p.param
+			p.hdr.RequestParam = d.boolTo(&p.param)
 		case reqPriority:
-			p.prio = uint32(d.varint())
-			p.hdr.Priority = &p.prio
+			p.hdr.Priority = d.uint32To(&p.prio)
 		case reqTimeout:
-			p.timeout = uint32(d.varint())
-			p.hdr.Timeout = &p.timeout
+			p.hdr.Timeout = d.uint32To(&p.timeout)
 		case reqMethodName:
 			p.method = names.intern(d.bytes())
 			p.hdr.MethodName = &p.method
