@@ -421,8 +421,9 @@ func (l *FilterList) IsFamilyEssential(family []byte) bool {
 
 // PassesAll reports whether f lets every cell and row through without
 // looking at them: nil, or a FilterList (of either operator) whose entries
-// all pass all, such as the empty MUST_PASS_ALL list YCSB's HBase binding
-// sets on every scan. A read may then run as one without a filter.
+// all pass all, such as the empty MUST_PASS_ALL list the hbase2 binding
+// of YCSB's releases after 0.17 sets on every scan. A read may then run as
+// one without a filter.
 func PassesAll(f Filter) bool {
 	if f == nil {
 		return true

@@ -123,9 +123,9 @@ func (r *Region) newQuery(cols []Columns, tr cell.TimeRange, maxVersions int, f 
 		return query{}, invalidf("store offset %d is negative", storeOffset)
 	}
 	if filter.PassesAll(f) {
-		// An empty filter list (YCSB's HBase binding sends one with every
-		// scan) reads as no filter, which keeps a scan's row images on
-		// their one-copy path (rowreader_image.go).
+		// An empty filter list (YCSB's hbase2 binding after 0.17 sends one
+		// with every scan) reads as no filter, which keeps a scan's row
+		// images on their one-copy path (rowreader_image.go).
 		f = nil
 	}
 	q := query{tr: tr, maxVersions: maxVersions, filter: f, raw: raw,

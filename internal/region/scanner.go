@@ -114,8 +114,8 @@ func (r *Region) newScanner(s Scan) (*Scanner, error) {
 	if n, ok := filter.PageOnly(f); ok {
 		// A PageFilter alone counts the rows it returns and ends the scan
 		// after its page: a row limit, which keeps the scan on the paths
-		// without a filter (YCSB's HBase binding sends one with every
-		// scan).
+		// without a filter (YCSB 0.17's hbase2 binding sends one with
+		// every scan).
 		f, page = nil, int(min(n, math.MaxInt32))
 	}
 	q, err := r.newQuery(s.Columns, s.TimeRange, s.MaxVersions, f, s.Raw, s.StoreLimit, s.StoreOffset)
