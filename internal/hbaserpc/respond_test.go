@@ -32,6 +32,10 @@ func (h *respondHandler) Serve(ctx context.Context, c *Call) (Response, error) {
 		panic("after the response was sent")
 	}
 	var sent bool
+	// Both releases are counted before anything is sent: once the client
+	// has its answer the test may Wait, and an Add from zero racing that
+	// Wait is a misuse of the WaitGroup (the race detector reports it).
+	h.released.Add(2) // the sent response's buffers and the decoy's
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -39,18 +43,18 @@ func (h *respondHandler) Serve(ctx context.Context, c *Call) (Response, error) {
 		if c.ID%2 == 1 {
 			c.WriteAlone = true
 		}
-		h.released.Add(1)
 		resp.Release = countRelease{&h.released}
 		sent = c.Respond(resp, err)
 	}()
 	<-done
 	if !sent {
+		h.released.Done() // no decoy
 		return Response{}, errors.New("Respond sent nothing")
 	}
 	if c.Respond(Response{}, errors.New("second answer")) {
+		h.released.Done() // no decoy
 		return Response{}, errors.New("Respond answered a call twice")
 	}
-	h.released.Add(1)
 	return Response{Msg: &hbasepb.GetResponse{}, Release: countRelease{&h.released}}, errors.New("decoy: must not be sent")
 }
 
