@@ -64,12 +64,21 @@ def machine():
         cpu, os.cpu_count(), mem, platform.system(), platform.release(), " ".join(load_avg))
 
 
+def pinning(server, driver):
+    """How run.sh's --server-cpus and --driver-cpus placed the processes."""
+    if not server and not driver:
+        return " (neither pinned: the driver and the server share the cores)"
+    return "; server on CPU %s, driver on CPU %s (taskset)" % (server or "any", driver or "any")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
     ap.add_argument("--started", default="?")
     ap.add_argument("--command", default="bench/hbase/run.sh")
     ap.add_argument("--wal-hsync", default="false")
+    ap.add_argument("--server-cpus", default="")
+    ap.add_argument("--driver-cpus", default="")
     a = ap.parse_args()
 
     rep = {s: {p: load(os.path.join(a.out, s, p + ".json")) for p, _, _ in PHASES} for s in SIDES}
@@ -80,8 +89,8 @@ def main():
         java = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr.splitlines()[0]
         print("HBase 2.6.4-hadoop3 standalone (Maven Central jars, local filesystem, quotas on, %s); "
               "Weir `weir standalone` (one region server, queue-mode quotas). Both on 127.0.0.1 with "
-              "hbase.wal.hsync=%s, driven by `weir bench` in another process on the same machine.\n"
-              % (java, a.wal_hsync))
+              "hbase.wal.hsync=%s, driven by `weir bench` in another process on the same machine%s.\n"
+              % (java, a.wal_hsync, pinning(a.server_cpus, a.driver_cpus)))
     except OSError:
         pass
     print("| workload | HBase ops/s | Weir ops/s | ops/s ratio | HBase p99 ms | Weir p99 ms | p99 ratio "

@@ -9,6 +9,7 @@
 #                      [--heap 4g] [--port-base 38000] [--only hbase|weir]
 #                      [--driver-procs 1] [--durability SYNC_WAL]
 #                      [--wal-hsync false] [--e-reload true]
+#                      [--server-cpus LIST] [--driver-cpus LIST]
 #
 # For each server in turn: start it on 127.0.0.1 with quotas enabled, load
 # --records rows (1 KB each, usertable pre-split into 10 regions), flush and
@@ -30,6 +31,15 @@
 # processor than spread over two (about 15% less driver CPU per operation
 # on a 2-core box, see docs/performance.md), which leaves that CPU to the
 # server.
+#
+# --server-cpus and --driver-cpus pin the server and the driver to CPUs
+# (taskset lists, e.g. 1 and 0; default: unpinned). Benchmarks give the
+# load generator machines of its own; on a small host, pinning the two to
+# different cores is the nearest thing: neither steals the other's CPU,
+# so the ops/s ratio follows the servers' own CPU per operation rather
+# than the driver's share of the box. Both servers get the same CPUs, and
+# the JVM and Go size themselves to them (Java's availableProcessors and
+# Go's GOMAXPROCS follow the affinity mask).
 #
 # --durability sets YCSB's `durability` property (the HBase binding's
 # Durability of every Put) for the load and the workloads, on both servers
@@ -62,8 +72,10 @@ driver_procs=1
 durability=USE_DEFAULT
 wal_hsync=false
 e_reload=true
+server_cpus=
+driver_cpus=
 
-usage() { sed -n '2,45p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	--records) records=$2; shift 2 ;;
@@ -80,6 +92,8 @@ while [ $# -gt 0 ]; do
 	--durability) durability=$2; shift 2 ;;
 	--wal-hsync) wal_hsync=$2; shift 2 ;;
 	--e-reload) e_reload=$2; shift 2 ;;
+	--server-cpus) server_cpus=$2; shift 2 ;;
+	--driver-cpus) driver_cpus=$2; shift 2 ;;
 	-h | --help) usage 0 ;;
 	*) echo "run.sh: unknown argument $1" >&2; usage ;;
 	esac
@@ -93,7 +107,15 @@ case $e_reload in true | false) ;; *) echo "run.sh: --e-reload $e_reload: want t
 case $durability in USE_DEFAULT | SKIP_WAL | ASYNC_WAL | SYNC_WAL | FSYNC_WAL) ;;
 *) echo "run.sh: --durability $durability: want USE_DEFAULT, SKIP_WAL, ASYNC_WAL, SYNC_WAL or FSYNC_WAL" >&2; exit 2 ;;
 esac
-for tool in java mvn go python3; do
+for l in "$server_cpus" "$driver_cpus"; do
+	case $l in *[!0-9,-]*) echo "run.sh: CPU list $l: want a taskset list such as 0 or 0-1,3" >&2; exit 2 ;; esac
+done
+# Command prefixes that pin the server and the driver (taskset execs the
+# command, so a server's $! is its own pid).
+pin_server=() pin_driver=()
+[ -z "$server_cpus" ] || pin_server=(taskset -c "$server_cpus")
+[ -z "$driver_cpus" ] || pin_driver=(taskset -c "$driver_cpus")
+for tool in java mvn go python3 $([ -z "$server_cpus$driver_cpus" ] || echo taskset); do
 	command -v "$tool" >/dev/null || { echo "run.sh: $tool is not installed" >&2; exit 1; }
 done
 
@@ -161,7 +183,7 @@ phase() {
 	shift 4
 	local before after
 	before=$(cpu_ticks "$server_pid")
-	GOMAXPROCS=$driver_procs "$weir" bench "$@" --master "$master" --user bench --json >"$dir/$name.raw.json"
+	GOMAXPROCS=$driver_procs "${pin_driver[@]}" "$weir" bench "$@" --master "$master" --user bench --json >"$dir/$name.raw.json"
 	after=$(cpu_ticks "$server_pid")
 	python3 - "$dir/$name.raw.json" "$dir/$name.json" "$before" "$after" "$clk" <<'EOF'
 import json, sys
@@ -206,7 +228,7 @@ workloads() {
 	fi
 	local before after
 	before=$(cpu_ticks "$server_pid")
-	GOMAXPROCS=$driver_procs "$weir" bench throttle-study --master "$master" --levels "$levels" --duration "${study_duration}s" \
+	GOMAXPROCS=$driver_procs "${pin_driver[@]}" "$weir" bench throttle-study --master "$master" --levels "$levels" --duration "${study_duration}s" \
 		--threads "$study_threads" --recordcount "$records" --out "$dir/throttle" >/dev/null 2>"$dir/throttle.log"
 	after=$(cpu_ticks "$server_pid")
 	echo "{\"server_cpu_sec\": $(python3 -c "print(($after - $before) / $clk)")}" >"$dir/throttle/cpu.json"
@@ -261,7 +283,7 @@ EOF
 		--add-exports java.base/jdk.internal.misc=ALL-UNNAMED --add-exports java.base/sun.net.dns=ALL-UNNAMED
 		--add-exports java.base/sun.net.util=ALL-UNNAMED)
 	log "starting HBase 2.6.4 standalone on 127.0.0.1:$hb_master (data $data)"
-	java "${jopts[@]}" -cp "$data/conf:$(cat "$work/classpath.txt")" \
+	"${pin_server[@]}" java "${jopts[@]}" -cp "$data/conf:$(cat "$work/classpath.txt")" \
 		org.apache.hadoop.hbase.master.HMaster start >"$dir/server.log" 2>&1 &
 	server_pid=$!
 	wait_ready "127.0.0.1:$hb_master" hbase
@@ -274,7 +296,7 @@ run_weir() {
 	local dir=$out/weir
 	mkdir -p "$dir"
 	log "starting weir standalone on 127.0.0.1:$w_master"
-	"$weir" standalone --data "$work/weir" --port "$w_master" --info-port "$w_info" \
+	"${pin_server[@]}" "$weir" standalone --data "$work/weir" --port "$w_master" --info-port "$w_info" \
 		--regionserver-port "$w_rs" --regionserver-info-port "$w_rsinfo" --etcd-port "$w_etcd" \
 		--quota-enabled=true -D hbase.wal.hsync="$wal_hsync" >"$dir/server.log" 2>&1 &
 	server_pid=$!
@@ -291,5 +313,6 @@ started=$(date -u '+%Y-%m-%d %H:%M UTC')
 [ "$only" = hbase ] || run_weir
 
 python3 "$here/compare.py" --out "$out" --started "$started" --wal-hsync "$wal_hsync" \
-	--command "bench/hbase/run.sh --records $records --duration $duration --threads $threads --study-duration $study_duration --study-threads $study_threads --levels $levels$([ "$durability" = USE_DEFAULT ] || echo " --durability $durability")$([ "$wal_hsync" = false ] || echo " --wal-hsync $wal_hsync")" \
+	--server-cpus "$server_cpus" --driver-cpus "$driver_cpus" \
+	--command "bench/hbase/run.sh --records $records --duration $duration --threads $threads --study-duration $study_duration --study-threads $study_threads --levels $levels$([ "$durability" = USE_DEFAULT ] || echo " --durability $durability")$([ "$wal_hsync" = false ] || echo " --wal-hsync $wal_hsync")$([ -z "$server_cpus" ] || echo " --server-cpus $server_cpus")$([ -z "$driver_cpus" ] || echo " --driver-cpus $driver_cpus")" \
 	| tee "$out/comparison.md"
