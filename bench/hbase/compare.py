@@ -115,7 +115,12 @@ def main():
             fmt(cpu["h"], "{:,.0f} µs"), fmt(cpu["w"], "{:,.0f} µs")))
     print("\nops/s ratio and p99 ratio are Weir ÷ HBase. Server CPU/op is the server process's "
           "utime+stime (/proc/PID/stat) during the phase ÷ the phase's operations (a read-modify-write "
-          "counts once; the load's includes the table creation).\n")
+          "counts once; the load's includes the table creation).")
+    mem = {s: load(os.path.join(a.out, s, "memory.json")) for s in SIDES}
+    if all(mem.values()):
+        print("Peak server RSS (VmHWM, /proc/PID/status, at the end of the workloads): HBase %.1f GiB, Weir %.1f GiB." % (
+            mem["hbase"]["peak_rss_kb"] / 2**20, mem["weir"]["peak_rss_kb"] / 2**20))
+    print()
 
     study = {s: load(os.path.join(a.out, s, "throttle", "results.json")) for s in SIDES}
     if not any(study.values()):

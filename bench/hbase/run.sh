@@ -226,6 +226,7 @@ workloads() {
 	else
 		for w in a c e f; do run_workload "$master" "$dir" "$w"; done
 	fi
+	peak_rss "$dir"
 	local before after
 	before=$(cpu_ticks "$server_pid")
 	GOMAXPROCS=$driver_procs "${pin_driver[@]}" "$weir" bench throttle-study --master "$master" --levels "$levels" --duration "${study_duration}s" \
@@ -233,6 +234,11 @@ workloads() {
 	after=$(cpu_ticks "$server_pid")
 	echo "{\"server_cpu_sec\": $(python3 -c "print(($after - $before) / $clk)")}" >"$dir/throttle/cpu.json"
 	log "throttle study done"
+}
+
+# peak_rss DIR: the server's peak resident memory so far into DIR/memory.json.
+peak_rss() {
+	echo "{\"peak_rss_kb\": $(awk '/^VmHWM:/ { print $2 }' "/proc/$server_pid/status")}" >"$1/memory.json"
 }
 
 ports() { # the servers' ports, from --port-base

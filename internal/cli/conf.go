@@ -80,7 +80,8 @@ type serverConf struct {
 	// none).
 	lowBusyLimit int
 	// blockCacheSize is weir.storage.block.cache.size, the region server
-	// store's block cache in bytes (0: storage's default).
+	// store's block cache in bytes (0: the region server's default,
+	// regionserver.DefaultBlockCache).
 	blockCacheSize int64
 	// compactionThreshold is hbase.hstore.compactionThreshold, the L0
 	// sublevels that start a compaction of the store (0: storage's

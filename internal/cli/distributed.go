@@ -20,6 +20,7 @@ import (
 	"github.com/weirdb/weir/internal/master"
 	"github.com/weirdb/weir/internal/quota"
 	"github.com/weirdb/weir/internal/regionserver"
+	"github.com/weirdb/weir/internal/sysmem"
 )
 
 // common flags of the long-running commands.
@@ -260,6 +261,7 @@ func runRegionServer(args []string, stdout, stderr io.Writer) int {
 			Split:            regionserver.SplitConfig{MaxFileSize: *maxFileSize},
 			QuotaDefaultUser: sc.defaultUser, HandlerCount: sc.handlerCount,
 			Storage:              sc.storage(),
+			MemoryShare:          sysmem.Total() / uint64(*instances),
 			WALHflush:            sc.walHflush,
 			RowCacheSize:         sc.rowCacheSize,
 			NoRowImages:          sc.noRowImages,

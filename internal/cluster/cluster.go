@@ -20,6 +20,7 @@ import (
 	"github.com/weirdb/weir/internal/quota"
 	"github.com/weirdb/weir/internal/regionserver"
 	"github.com/weirdb/weir/internal/storage"
+	"github.com/weirdb/weir/internal/sysmem"
 )
 
 // Config configures a one-process cluster. Zero fields take the defaults.
@@ -195,6 +196,7 @@ func (c *Cluster) StartRegionServer(ctx context.Context, i int) error {
 		Instance:      i,
 		Etcd:          c.EtcdClient,
 		Storage:       c.cfg.Storage,
+		MemoryShare:   sysmem.Total() / uint64(max(1, c.cfg.RegionServers)),
 		ScannerLease:  c.cfg.ScannerLease,
 		QuotaDisabled: c.cfg.QuotaDisabled,
 		QuotaMode:     c.cfg.QuotaMode,
