@@ -6,7 +6,7 @@
 #   bench/hbase/run.sh [--records N] [--duration SECS] [--threads N]
 #                      [--study-duration SECS] [--study-threads N]
 #                      [--levels none,2000,1000,500] [--out DIR]
-#                      [--heap 4g] [--port-base 38000] [--only hbase|weir]
+#                      [--heap 4g] [--port-base 28000] [--only hbase|weir]
 #                      [--driver-procs 1] [--durability SYNC_WAL]
 #                      [--wal-hsync false] [--e-reload true]
 #                      [--server-cpus LIST] [--driver-cpus LIST]
@@ -66,7 +66,7 @@ study_threads=8
 levels=none,2000,1000,500
 out=$repo/bench-hbase-results
 heap=4g
-port_base=38000
+port_base=28000
 only=
 driver_procs=1
 durability=USE_DEFAULT
@@ -241,7 +241,11 @@ peak_rss() {
 	echo "{\"peak_rss_kb\": $(awk '/^VmHWM:/ { print $2 }' "/proc/$server_pid/status")}" >"$1/memory.json"
 }
 
-ports() { # the servers' ports, from --port-base
+# The servers' ports, from --port-base: the default lies below Linux's
+# ephemeral range (32768-60999), from which the driver's and the servers'
+# own outgoing connections take their local ports; at 38000 one of them
+# once held Weir's region server port when Weir started.
+ports() {
 	hb_master=$port_base hb_rs=$((port_base + 20)) hb_zk=$((port_base + 81))
 	w_master=$((port_base + 100)) w_info=$((port_base + 110)) w_rs=$((port_base + 120))
 	w_rsinfo=$((port_base + 130)) w_etcd=$((port_base + 200))
