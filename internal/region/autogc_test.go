@@ -231,3 +231,55 @@ func TestAutoGCLooseRows(t *testing.T) {
 		t.Fatalf("pass with NoRowImages: %+v cleaned=%v err=%v, want nothing loose", st, cleaned, err)
 	}
 }
+
+// TestAutoGCLooseRowsWaitForQuiet: a pass that finds loose rows but no
+// garbage while the region is being written leaves them; the pass is due
+// again once a check finds the region has taken no more than 1% of its
+// cells in writes since the check before, and that pass stores them as
+// images.
+func TestAutoGCLooseRowsWaitForQuiet(t *testing.T) {
+	ctx := context.Background()
+	const rows = 50
+	r, _ := openTestRegion(t)
+	for i := range rows {
+		for q := range 4 {
+			mustMutate(t, r, put(fmt.Sprintf("r%02d", i), "f1", fmt.Sprintf("q%d", q), int64(10+q), "v"))
+		}
+	}
+	before := scanInSteps(t, r, Scan{}, 2)
+	p := GCPolicy{WriteRatio: 1000, MinWrites: 1 << 40, GarbageRatio: 0.05, LooseRatio: 0.5}
+	if r.GCDue(p) {
+		t.Fatal("a pass is due before any: the policy's write threshold is out of reach")
+	}
+
+	r.afterSurvey = func() { mustMutate(t, r, put("r99", "f1", "q0", 10, "v")) }
+	st, cleaned, err := r.CollectGarbageAuto(ctx, p)
+	if err != nil || cleaned || st.Loose != rows*4 {
+		t.Fatalf("pass while written: %+v cleaned=%v err=%v, want %d loose cells left", st, cleaned, err, rows*4)
+	}
+	r.afterSurvey = nil
+
+	// The pass saw 200 cells, so up to 2 writes between checks count as quiet.
+	for q := range 3 {
+		mustMutate(t, r, put("r98", "f1", fmt.Sprintf("q%d", q), 10, "v"))
+	}
+	if r.GCDue(p) {
+		t.Fatal("due while 4 keys were written since the pass began")
+	}
+	if !r.GCDue(p) {
+		t.Fatal("not due after a check with no writes since the one before")
+	}
+	if _, cleaned, err = r.CollectGarbageAuto(ctx, p); err != nil || !cleaned {
+		t.Fatalf("the pass after the writes stopped: cleaned=%v err=%v", cleaned, err)
+	}
+	if n, imgs := keysAndImages(t, r); n != rows+2 || imgs != rows+2 {
+		t.Fatalf("after the pass the store holds %d keys, %d of them images, want %d images", n, imgs, rows+2)
+	}
+	if r.GCDue(p) {
+		t.Fatal("still due after the rows were stored as images")
+	}
+	after := scanInSteps(t, r, Scan{StartRow: []byte("r00"), StopRow: []byte("r98")}, 2)
+	if after != before {
+		t.Fatalf("the rows changed:\nbefore\n%s\nafter\n%s", before, after)
+	}
+}

@@ -127,6 +127,11 @@ type Region struct {
 	lower  []byte // first key of the region
 	upper  []byte // key bound past the region
 
+	// afterSurvey, when set (tests), runs between an automatic garbage
+	// pass's survey and its decision: writes it makes count as made
+	// during the survey.
+	afterSurvey func()
+
 	locks rowLocks
 	clock rowClock
 
