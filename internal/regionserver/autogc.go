@@ -45,8 +45,8 @@ type GCConfig struct {
 	// LooseRatio is weir.regionserver.gc.loose.ratio: a due pass also
 	// cleans when the rows kept in a key per cell hold at least this
 	// fraction of the cells it saw, so that a table loaded since and never
-	// major-compacted gets its rows stored as images
-	// (region.GCPolicy.LooseRatio). Default 0.5.
+	// major-compacted gets its rows stored as images, once the region's
+	// writes have stopped (region.GCPolicy.LooseRatio). Default 0.5.
 	LooseRatio float64
 }
 
