@@ -178,7 +178,8 @@ func Start(ctx context.Context, cfg Config) (*RegionServer, error) {
 	if rs.space != nil {
 		rs.group.Go(rs.spaceLoop)
 	}
-	rs.log.Info("regionserver: started", "addr", rs.addr, "data", cfg.DataDir)
+	rs.log.Info("regionserver: started", "addr", rs.addr, "data", cfg.DataDir,
+		"block_cache_bytes", cfg.Storage.CacheSize, "memory_share_bytes", cfg.MemoryShare, "memtable_bytes", cfg.Storage.MemTableSize)
 	return rs, nil
 }
 
