@@ -261,7 +261,7 @@ func runRegionServer(args []string, stdout, stderr io.Writer) int {
 			Split:            regionserver.SplitConfig{MaxFileSize: *maxFileSize},
 			QuotaDefaultUser: sc.defaultUser, HandlerCount: sc.handlerCount,
 			Storage:              sc.storage(),
-			MemoryShare:          sysmem.Total() / uint64(*instances),
+			MemoryShare:          sysmem.Share(*instances),
 			WALHflush:            sc.walHflush,
 			RowCacheSize:         sc.rowCacheSize,
 			NoRowImages:          sc.noRowImages,

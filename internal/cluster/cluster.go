@@ -196,7 +196,7 @@ func (c *Cluster) StartRegionServer(ctx context.Context, i int) error {
 		Instance:      i,
 		Etcd:          c.EtcdClient,
 		Storage:       c.cfg.Storage,
-		MemoryShare:   sysmem.Total() / uint64(max(1, c.cfg.RegionServers)),
+		MemoryShare:   sysmem.Share(c.cfg.RegionServers),
 		ScannerLease:  c.cfg.ScannerLease,
 		QuotaDisabled: c.cfg.QuotaDisabled,
 		QuotaMode:     c.cfg.QuotaMode,

@@ -1,6 +1,6 @@
 // Package sysmem reports how much memory this process may use, so that a
-// region server can size its caches and memtable to the machine the way
-// HBase sizes its block cache and memstores from the JVM's heap.
+// region server can size its block cache to the machine the way HBase
+// sizes its block cache from the JVM's heap.
 package sysmem
 
 import (
@@ -16,6 +16,12 @@ import (
 // is lower (a container's limit). It returns 0 when neither can be read.
 func Total() uint64 {
 	return total(physical(), cgroupLimit(os.ReadFile))
+}
+
+// Share is Total divided among the n region servers one process runs
+// (n < 1 counts as 1): each one's part of the memory.
+func Share(n int) uint64 {
+	return Total() / uint64(max(1, n))
 }
 
 // total is the lower of the physical memory and the cgroup limit, a zero

@@ -72,4 +72,10 @@ func TestTotal(t *testing.T) {
 	if Total() == 0 {
 		t.Skip("no /proc/meminfo here")
 	}
+	if got, want := Share(3), Total()/3; got != want {
+		t.Errorf("Share(3) = %d, want %d", got, want)
+	}
+	if got, want := Share(0), Total(); got != want {
+		t.Errorf("Share(0) = %d, want all of %d", got, want)
+	}
 }
