@@ -14,12 +14,63 @@ import (
 )
 
 // openCachedRegion opens openTestRegion's region with a row cache of size
-// bytes.
+// bytes that takes every row read (admitAll): the tests of what the cache
+// serves want the rows they write cached whatever their shape.
 func openCachedRegion(t testing.TB, size int64, families ...FamilyDescriptor) (*Region, *RowCache) {
 	t.Helper()
 	c := NewRowCache(size)
+	c.admitAll = true
 	r, _ := openTestRegionOpts(t, Options{RowCache: c}, families...)
 	return r, c
+}
+
+// TestRowCacheAdmitsRowsWithKeysPassed: a Get fills the cache only with a
+// row whose read stepped over keys it did not return (older versions,
+// delete markers, an image's cells replaced by later puts); a row of one
+// version per column, loose or as an image, stays out.
+func TestRowCacheAdmitsRowsWithKeysPassed(t *testing.T) {
+	ctx := context.Background()
+	c := NewRowCache(1 << 20)
+	r, _ := openTestRegionOpts(t, Options{RowCache: c}, FamilyDescriptor{Name: []byte("f1")})
+	mustMutate(t, r,
+		put("imaged", "f1", "a", 1, "a1"), put("imaged", "f1", "b", 1, "b1"),
+		put("patched", "f1", "a", 1, "a1"), put("patched", "f1", "b", 1, "b1"))
+	if err := r.Compact(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	mustMutate(t, r,
+		put("loose", "f1", "a", 1, "a1"), put("loose", "f1", "b", 1, "b1"),
+		put("versions", "f1", "a", 1, "a1"), put("versions", "f1", "a", 2, "a2"),
+		put("deleted", "f1", "a", 1, "a1"), put("deleted", "f1", "b", 1, "b1"),
+		del("deleted", "f1", "b", 2, cell.TypeDeleteColumn),
+		put("patched", "f1", "b", 2, "b2"))
+	for _, tc := range []struct {
+		row    string
+		cached bool
+	}{
+		{"imaged", false},
+		{"loose", false},
+		{"absent", false},
+		{"versions", true},
+		{"deleted", true},
+		{"patched", true},
+	} {
+		t.Run(tc.row, func(t *testing.T) {
+			g := Get{Row: []byte(tc.row)}
+			want := mustGet(t, r, g)
+			st := c.Stats()
+			if got := mustGet(t, r, g); got != want {
+				t.Fatalf("second read %q, first %q", got, want)
+			}
+			after := c.Stats()
+			if hit := after.Hits > st.Hits; hit != tc.cached {
+				t.Fatalf("second read served from the cache: %v, want %v (stats %+v)", hit, tc.cached, after)
+			}
+			if declined := after.Declined > st.Declined; declined == tc.cached {
+				t.Fatalf("second read declined: %v, want %v", declined, !tc.cached)
+			}
+		})
+	}
 }
 
 func mustGet(t testing.TB, r *Region, g Get) string {

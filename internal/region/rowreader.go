@@ -94,6 +94,11 @@ type rowReader struct {
 	// beyond the family's VERSIONS (autogc.go); readRowAt hands it to the
 	// region.
 	garbage uint64
+	// passed counts the keys the last read met and did not return (older
+	// versions, delete markers, cells they mask, an image's cells replaced
+	// by keys written after it): what the row cache spares a read of the
+	// row (RowCache's admission).
+	passed int
 }
 
 func newRowReader(r *Region, q *query, it *storage.Iterator) *rowReader {
@@ -143,6 +148,7 @@ func (rr *rowReader) read(rowPrefix, row []byte, out []cell.Cell) ([]cell.Cell, 
 	rr.nextHint = nil
 	rr.deepColumns = false
 	rr.maxTS = math.MinInt64
+	rr.passed = 0
 	// plain: every cell that passes the store-level checks is returned as
 	// read (no filter, no per-family limit or offset), the common Get.
 	plain := rr.q.filter == nil && rr.q.storeLimit <= 0 && rr.q.storeOffset == 0
@@ -189,6 +195,7 @@ func (rr *rowReader) read(rowPrefix, row []byte, out []cell.Cell) ([]cell.Cell, 
 			}
 			first = false
 			if !rr.startFamily(k.Family) {
+				rr.passed++
 				rr.seekPastPrefix(rr.famPrefix)
 				continue
 			}
@@ -210,6 +217,7 @@ func (rr *rowReader) read(rowPrefix, row []byte, out []cell.Cell) ([]cell.Cell, 
 			rr.colDel, rr.colVerDel, rr.versions = -1, rr.colVerDel[:0], 0
 			if rr.quals != nil {
 				if _, ok := slices.BinarySearchFunc(rr.quals, k.Qualifier, bytes.Compare); !ok {
+					rr.passed++
 					rr.seekNextWantedColumn(k.Qualifier)
 					continue
 				}
@@ -223,10 +231,12 @@ func (rr *rowReader) read(rowPrefix, row []byte, out []cell.Cell) ([]cell.Cell, 
 		}
 		ts := k.Timestamp
 		if !raw && rr.masked(ts) {
+			rr.passed++
 			rr.next()
 			continue
 		}
 		if !tr.Contains(ts) {
+			rr.passed++
 			if ts < tr.Min {
 				rr.seekPastPrefix(key[:k.ColumnPrefixLen])
 			} else {
@@ -238,6 +248,7 @@ func (rr *rowReader) read(rowPrefix, row []byte, out []cell.Cell) ([]cell.Cell, 
 			if rr.versions >= rr.fd.MaxVersions {
 				rr.garbage++
 			}
+			rr.passed++
 			if raw {
 				// A raw read still owes the column's older delete markers.
 				rr.next()
@@ -268,6 +279,7 @@ func (rr *rowReader) read(rowPrefix, row []byte, out []cell.Cell) ([]cell.Cell, 
 // and reports whether the row is finished.
 func (rr *rowReader) marker(k *storage.CellKey, out *[]cell.Cell) (rowDone bool) {
 	ts := k.Timestamp
+	rr.passed++
 	if rr.q.raw {
 		if rr.q.tr.Contains(ts) {
 			return rr.emit(k, nil, out)

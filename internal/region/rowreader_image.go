@@ -68,7 +68,7 @@ func (rr *rowReader) readImage(rowPrefix []byte, out []cell.Cell) ([]cell.Cell, 
 		rr.kv.buf, rr.kv.cells = rr.kv.buf[:rr.merge.kvLen], rr.merge.kvCells
 		rr.kv.newHead()
 	}
-	rr.maxTS, rr.garbage = math.MinInt64, 0
+	rr.maxTS, rr.garbage, rr.passed = math.MinInt64, 0, 0
 	if !rr.seekRow(rowPrefix) {
 		return out, true, c.Error()
 	}
@@ -123,6 +123,7 @@ func (rr *rowReader) mergeImage(rowPrefix []byte, out []cell.Cell, whole bool) (
 			case 0:
 				// The stored put was written after the image: it replaces
 				// the image's cell.
+				rr.passed++
 				if err := m.nextI(c.imgUse); err != nil {
 					return out, false, err
 				}
@@ -177,6 +178,8 @@ func (rr *rowReader) mergeImage(rowPrefix []byte, out []cell.Cell, whole bool) (
 		}
 		if take {
 			vers++
+		} else {
+			rr.passed++
 		}
 		if older && !fromImage {
 			// A column updated often has a long run of versions among the

@@ -11,7 +11,7 @@ import (
 type rowCacheCollector struct {
 	c                                    *region.RowCache
 	hits, misses, fills, evictions, size *prometheus.Desc
-	entries, patches                     *prometheus.Desc
+	entries, patches, declined           *prometheus.Desc
 }
 
 func newRowCacheCollector(c *region.RowCache) *rowCacheCollector {
@@ -21,6 +21,7 @@ func newRowCacheCollector(c *region.RowCache) *rowCacheCollector {
 		hits:      d("weir_rowcache_hits_total", "Gets served from the row cache."),
 		misses:    d("weir_rowcache_misses_total", "Gets that could use the row cache and read the store."),
 		fills:     d("weir_rowcache_fills_total", "Rows put in the row cache."),
+		declined:  d("weir_rowcache_declined_total", "Gets that read a row the row cache does not take: nothing in it was stepped over."),
 		patches:   d("weir_rowcache_patches_total", "Cached rows a Put wrote its cells into instead of dropping them."),
 		evictions: d("weir_rowcache_evictions_total", "Rows evicted from the row cache to keep to its size."),
 		size:      d("weir_rowcache_bytes", "Bytes the row cache holds."),
@@ -29,7 +30,7 @@ func newRowCacheCollector(c *region.RowCache) *rowCacheCollector {
 }
 
 func (c *rowCacheCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.hits, c.misses, c.fills, c.patches, c.evictions, c.size, c.entries} {
+	for _, d := range []*prometheus.Desc{c.hits, c.misses, c.fills, c.patches, c.evictions, c.declined, c.size, c.entries} {
 		ch <- d
 	}
 }
@@ -45,6 +46,7 @@ func (c *rowCacheCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(c.fills, cnt, float64(st.Fills))
 	ch <- prometheus.MustNewConstMetric(c.patches, cnt, float64(st.Patches))
 	ch <- prometheus.MustNewConstMetric(c.evictions, cnt, float64(st.Evictions))
+	ch <- prometheus.MustNewConstMetric(c.declined, cnt, float64(st.Declined))
 	ch <- prometheus.MustNewConstMetric(c.size, g, float64(st.Bytes))
 	ch <- prometheus.MustNewConstMetric(c.entries, g, float64(st.Entries))
 }
