@@ -91,7 +91,10 @@ func Open(opts Options) (*Engine, error) {
 		return nil, err
 	}
 	iters := newIterPool()
-	cache := pebble.NewCache(opts.CacheSize)
+	// The mutable memtable's reservation on top of the blocks' size: a
+	// 512 MiB memtable left a table that fitted the cache missing it
+	// (docs/performance.md, "The memtable's share of the block cache").
+	cache := pebble.NewCache(opts.CacheSize + int64(opts.MemTableSize))
 	defer cache.Unref()
 	wal := newWALFS(opts.FS)
 	po := &pebble.Options{

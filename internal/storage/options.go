@@ -21,7 +21,11 @@ type Options struct {
 	// FS is the filesystem all I/O goes through. Default: the OS's. Tests
 	// pass a memory FS, a crashable one or an error-injecting wrapper.
 	FS vfs.FS
-	// CacheSize is the block cache size in bytes. Default 1 GiB.
+	// CacheSize is the block cache size in bytes. Default 1 GiB. Pebble
+	// charges its memtables to the same cache; the store's cache holds
+	// one memtable (MemTableSize) besides, so that the blocks keep
+	// CacheSize while a single memtable is being written, and lose room
+	// only to memtables queued for a flush.
 	CacheSize int64
 	// MemTableSize is the size of one memtable in bytes. Default 64 MiB;
 	// at most MaxMemTableSize.
