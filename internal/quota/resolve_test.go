@@ -47,8 +47,11 @@ func TestAdmitterNoOvertakingQueued(t *testing.T) {
 	case <-time.After(50 * time.Millisecond):
 	}
 	close(wake)
-	if first, second := <-done, <-done; first != "big <nil>" || second != "small <nil>" {
-		t.Fatalf("order %q, %q", first, second)
+	// Both are admitted now; which goroutine reports first is the
+	// scheduler's choice (the order of admission was checked above).
+	got := map[string]bool{<-done: true, <-done: true}
+	if !got["big <nil>"] || !got["small <nil>"] {
+		t.Fatalf("after the wait: %v, want both admitted", got)
 	}
 }
 
