@@ -533,14 +533,81 @@ func (a *Admin) Flush(ctx context.Context, table string) error {
 	})
 }
 
-// Compact compacts every region of table (major: all files into one).
+// Compact asks for a compaction of every region of table (major: with
+// the garbage pass that drops what HBase's major compaction drops). As
+// HBase's, it returns once the region servers have queued it; they compact
+// in the background, and CompactionState says when they are done.
 func (a *Admin) Compact(ctx context.Context, table string, major bool) error {
 	return a.eachRegion(ctx, table, "CompactRegion", func(spec *hbasepb.RegionSpecifier) (proto.Message, proto.Message) {
 		return &hbasepb.CompactRegionRequest{Region: spec, Major: proto.Bool(major)}, &hbasepb.CompactRegionResponse{}
 	})
 }
 
+// CompactionState is what compacts in a table, as HBase's Admin
+// getCompactionState reports it.
+type CompactionState int
+
+// The compaction states, HBase's.
+const (
+	CompactionNone CompactionState = iota
+	CompactionMinor
+	CompactionMajor
+	CompactionMajorAndMinor
+)
+
+func (s CompactionState) String() string {
+	switch s {
+	case CompactionNone:
+		return "NONE"
+	case CompactionMinor:
+		return "MINOR"
+	case CompactionMajor:
+		return "MAJOR"
+	case CompactionMajorAndMinor:
+		return "MAJOR_AND_MINOR"
+	}
+	return fmt.Sprintf("CompactionState(%d)", int(s))
+}
+
+// CompactionState reports the compactions running or queued in table's
+// regions: NONE once every one that Compact asked for is done.
+func (a *Admin) CompactionState(ctx context.Context, table string) (CompactionState, error) {
+	var major, minor bool
+	var resp hbasepb.GetRegionInfoResponse
+	err := a.eachRegionSeen(ctx, table, "GetRegionInfo", func(spec *hbasepb.RegionSpecifier) (proto.Message, proto.Message) {
+		return &hbasepb.GetRegionInfoRequest{Region: spec, CompactionState: proto.Bool(true)}, &resp
+	}, func() {
+		switch resp.GetCompactionState() {
+		case hbasepb.GetRegionInfoResponse_MAJOR_AND_MINOR:
+			major, minor = true, true
+		case hbasepb.GetRegionInfoResponse_MAJOR:
+			major = true
+		case hbasepb.GetRegionInfoResponse_MINOR:
+			minor = true
+		}
+	})
+	switch {
+	case err != nil:
+		return CompactionNone, err
+	case major && minor:
+		return CompactionMajorAndMinor, nil
+	case major:
+		return CompactionMajor, nil
+	case minor:
+		return CompactionMinor, nil
+	}
+	return CompactionNone, nil
+}
+
 func (a *Admin) eachRegion(ctx context.Context, table, method string, mk func(*hbasepb.RegionSpecifier) (proto.Message, proto.Message)) error {
+	return a.eachRegionSeen(ctx, table, method, mk, nil)
+}
+
+// eachRegionSeen calls method on every region of table, with the request
+// and response mk makes for it, and seen (if not nil) after each
+// response.
+func (a *Admin) eachRegionSeen(ctx context.Context, table, method string, mk func(*hbasepb.RegionSpecifier) (proto.Message, proto.Message),
+	seen func()) error {
 	regions, err := a.Regions(ctx, table)
 	if err != nil {
 		return err
@@ -555,6 +622,9 @@ func (a *Admin) eachRegion(ctx context.Context, table, method string, mk func(*h
 		})
 		if err != nil {
 			return fmt.Errorf("client: %s of %s on %s: %w", method, r.Name, r.Server, err)
+		}
+		if seen != nil {
+			seen()
 		}
 	}
 	return nil

@@ -434,6 +434,13 @@ flush an individual region or a column family. For example:
   hbase> ` + name + ` 't1', 'c1'
   hbase> ` + name + ` 't1', nil, 'MOB'`})
 	}
+	cmd(&Spec{Name: "compaction_state", Group: "tools", MinArgs: 1, Args: []ArgSpec{{"table", KString}}, Usage: `
+Gets compaction status (MAJOR, MAJOR_AND_MINOR, MINOR, NONE) for a table.
+compact and major_compact return once the compaction is queued; this says
+when it is done. For example:
+
+  hbase> compaction_state 'ns1:t1'
+  hbase> compaction_state 't1'`})
 	cmd(&Spec{Name: "split", Group: "tools", MinArgs: 1, Args: []ArgSpec{{"table or region", KString}, {"split key", KString}}, Usage: `
 Split entire table or pass a region to split individual region.  With the
 second parameter, you can specify an explicit split key for the region.

@@ -61,7 +61,8 @@ func init() {
 		"deleteall": (*session).deleteall, "incr": (*session).incr, "get_counter": (*session).getCounter,
 		"append": (*session).append, "scan": (*session).scan, "count": (*session).count,
 		"flush": (*session).flush, "compact": (*session).compact, "major_compact": (*session).compact,
-		"list_regions": (*session).listRegions, "locate_region": (*session).locateRegion,
+		"compaction_state": (*session).compactionState,
+		"list_regions":     (*session).listRegions, "locate_region": (*session).locateRegion,
 	}
 }
 
@@ -1283,6 +1284,19 @@ func (s *session) compact(ctx context.Context, c Command) error {
 	if err := s.conn.Admin().Compact(ctx, name, c.Name == "major_compact"); err != nil {
 		return s.serverErr(ctx, name, err)
 	}
+	return nil
+}
+
+func (s *session) compactionState(ctx context.Context, c Command) error {
+	name := strArg(c, 0)
+	if err := s.mustExist(ctx, name); err != nil {
+		return err
+	}
+	st, err := s.conn.Admin().CompactionState(ctx, name)
+	if err != nil {
+		return s.serverErr(ctx, name, err)
+	}
+	fmt.Fprintln(s.out, st)
 	return nil
 }
 

@@ -210,7 +210,7 @@ func TestCommandTable(t *testing.T) {
 		create alter describe list exists disable enable is_enabled drop truncate
 		create_namespace drop_namespace describe_namespace list_namespace list_namespace_tables
 		put get delete deleteall incr get_counter append scan count
-		flush compact major_compact split move balancer balance_switch balancer_enabled list_regions locate_region
+		flush compact major_compact compaction_state split move balancer balance_switch balancer_enabled list_regions locate_region
 		merge_region assign unassign
 		set_quota list_quotas enable_rpc_throttle disable_rpc_throttle rpc_throttle_enabled
 		enable_exceed_throttle_quota disable_exceed_throttle_quota list_quota_usage

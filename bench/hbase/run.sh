@@ -158,7 +158,7 @@ wait_ready() {
 	exit 1
 }
 
-# wait_idle: HBase's major_compact returns at once and compacts in the
+# wait_idle: major_compact returns at once and compacts in the
 # background; wait until the server uses under 10% of a core over 5 s
 # (at least 10 s, at most 180 s) so that workload A does not run against a
 # compaction.
@@ -200,6 +200,13 @@ EOF
 compact() {
 	log "flush and major compaction"
 	"$weir" shell --master "$1" -e "flush 'usertable'; major_compact 'usertable'" >/dev/null
+	# Both servers queue the compaction and return; compaction_state says
+	# when the regions are done, wait_idle when the rest has settled.
+	local i
+	for i in $(seq 1 180); do
+		[ "$("$weir" shell --master "$1" -e "compaction_state 'usertable'" 2>/dev/null | head -1)" = NONE ] && break
+		sleep 2
+	done
 	wait_idle
 }
 

@@ -6,7 +6,8 @@
 #
 # Starts BINARY (default bin/weir) on ports 36000+ with data in
 # /tmp/phases-TAG, creates usertable pre-split in 10, loads RECORDS rows
-# (default 200000) with 16 threads, flushes and major-compacts, then runs
+# (default 200000) with 16 threads, flushes and major-compacts (and waits for
+# the compaction to end), then runs
 # each workload of WORKLOADS (default "a e f") for DURATION seconds (default
 # 25) with 16 threads and prints ops/s, server and driver CPU per op and
 # p99s. A CPU profile of the server is taken for 15 s of each phase
@@ -28,6 +29,8 @@ sleep 6
 "$B" shell --master 127.0.0.1:36000 -e "create 'usertable', 'family', SPLITS => ['user1','user2','user3','user4','user5','user6','user7','user8','user9']" >/dev/null
 GOMAXPROCS=1 "$B" bench load -P "$root/workloads/workloada" -p recordcount="$R" -threads 16 --master 127.0.0.1:36000 >/dev/null 2>&1
 "$B" shell --master 127.0.0.1:36000 -e "flush 'usertable'; major_compact 'usertable'" >/dev/null
+# major_compact returns once the compaction is queued, as HBase's does.
+until [ "$("$B" shell --master 127.0.0.1:36000 -e "compaction_state 'usertable'" | head -1)" = NONE ]; do sleep 2; done
 sleep 25
 cpu() { awk '{print $14+$15}' "/proc/$P/stat"; }
 for W in ${WORKLOADS:-a e f}; do

@@ -1,13 +1,11 @@
 package cluster
 
 import (
-	"bytes"
 	"fmt"
 	"testing"
 	"time"
 
 	"github.com/weirdb/weir/internal/regionserver"
-	"github.com/weirdb/weir/internal/storage"
 )
 
 // TestAutoGC: a table updated in place (VERSIONS 1) does not keep its dead
@@ -28,19 +26,7 @@ func TestAutoGC(t *testing.T) {
 	}
 
 	rs := c.RegionServers[0]
-	keys := func() int {
-		it, err := rs.Store().NewIter(storage.IterOptions{})
-		must(t, err)
-		defer it.Close()
-		n := 0
-		for ok := it.First(); ok; ok = it.Next() {
-			if _, row, err := storage.DecodeRow(it.Key()); err == nil && bytes.HasPrefix(row, []byte("gcrow")) {
-				n++
-			}
-		}
-		must(t, it.Error())
-		return n
-	}
+	keys := func() int { return storeKeys(t, rs, "gcrow") }
 	dropped := func() float64 {
 		m := scrape(t, rs.InfoAddr())["weir_gc_cells_dropped_total"]
 		return m.GetMetric()[0].GetCounter().GetValue()

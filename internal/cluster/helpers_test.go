@@ -26,6 +26,8 @@ import (
 	"github.com/weirdb/weir/internal/hbaserpc"
 	"github.com/weirdb/weir/internal/meta"
 	"github.com/weirdb/weir/internal/region"
+	"github.com/weirdb/weir/internal/regionserver"
+	"github.com/weirdb/weir/internal/storage"
 )
 
 // metaRegionName is the region every hbase:meta request names.
@@ -719,4 +721,21 @@ func freePorts(t testing.TB, n int) int {
 	}
 	t.Fatal("no free consecutive ports")
 	return 0
+}
+
+// storeKeys counts the keys in rs's store of rows starting with prefix,
+// whatever their table: dead versions and delete markers included.
+func storeKeys(t *testing.T, rs *regionserver.RegionServer, prefix string) int {
+	t.Helper()
+	it, err := rs.Store().NewIter(storage.IterOptions{})
+	must(t, err)
+	defer it.Close()
+	n := 0
+	for ok := it.First(); ok; ok = it.Next() {
+		if _, row, err := storage.DecodeRow(it.Key()); err == nil && bytes.HasPrefix(row, []byte(prefix)) {
+			n++
+		}
+	}
+	must(t, it.Error())
+	return n
 }

@@ -342,7 +342,7 @@ func (r *Region) getLocked(ctx context.Context, g Get, buf *GetBuffer) (Result, 
 		st.rr.arena, st.rr.outBuf = buf.arena[:0], buf.cells[:0]
 	}
 	cells, err := st.rr.readFilteredRow(st.prefix)
-	if use == cacheFill && err == nil && r.opts.RowCache.admit(st.rr.passed) {
+	if use == cacheFill && err == nil && r.opts.RowCache.admit(st.cacheKey, st.rr.passed) {
 		r.opts.RowCache.fill(st.cacheKey, epoch, token, cells, st.rr.maxTS)
 	}
 	switch {

@@ -29,13 +29,16 @@ import (
 // that updates keep hot stay cached. All methods are safe for concurrent
 // use.
 //
-// A read fills the cache only with a row it had to step over keys of
-// (admit): a row stored as one image and nothing else costs a read one
-// seek, which a hit barely beats, and caching such rows churns the heap. A
-// table several times the cache's size, read at random after a
+// A read fills the cache at once with a row it had to step over keys of
+// (admit), and with any other row only at its second miss in a while (the
+// doorkeeper): a row stored as one image and nothing else costs a read one
+// seek, which a hit barely beats, and caching every such row churns the
+// heap. A table several times the cache's size, read at random after a
 // compaction, missed half the time and every miss filled: the server spent
 // 28.6 µs per Get with the cache and 17.3 without (docs/performance.md,
-// "Which rows the row cache takes").
+// "Which rows the row cache takes"). But a row read again soon is likely
+// to be updated too (YCSB's read-modify-writes), and one cached by then is
+// patched by the update rather than stepped over by the next read.
 type RowCache struct {
 	seed     maphash.Seed
 	shards   [rowCacheShards]rowCacheShard
@@ -46,6 +49,7 @@ type RowCache struct {
 	regions atomic.Uint64
 
 	hits, misses, fills, patches, evictions, declined atomic.Uint64
+	door                                              doorkeeper
 	// admitAll makes every read fill (tests of the cache's consistency,
 	// which want the rows they write cached whatever their shape).
 	admitAll bool
@@ -244,10 +248,10 @@ func (c *RowCache) withEntry(s *rowCacheShard, key []byte, epoch uint64, fn func
 // fill caches cells, read in the region's cache generation epoch from a
 // row whose newest key has timestamp maxTS, as key's row unless a drop in
 // its shard happened since token was taken.
-// admit reports whether a read that stepped over passed keys of the row
-// it read should fill the cache with it.
-func (c *RowCache) admit(passed int) bool {
-	if passed > 0 || c.admitAll {
+// admit reports whether a read of the row cached under key, which stepped
+// over passed keys of it, should fill the cache with it.
+func (c *RowCache) admit(key []byte, passed int) bool {
+	if passed > 0 || c.admitAll || c.door.seen(maphash.Bytes(c.seed, key)) {
 		return true
 	}
 	c.declined.Add(1)

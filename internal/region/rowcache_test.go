@@ -24,10 +24,11 @@ func openCachedRegion(t testing.TB, size int64, families ...FamilyDescriptor) (*
 	return r, c
 }
 
-// TestRowCacheAdmitsRowsWithKeysPassed: a Get fills the cache only with a
-// row whose read stepped over keys it did not return (older versions,
-// delete markers, an image's cells replaced by later puts); a row of one
-// version per column, loose or as an image, stays out.
+// TestRowCacheAdmitsRowsWithKeysPassed: a Get fills the cache at once
+// with a row whose read stepped over keys it did not return (older
+// versions, delete markers, an image's cells replaced by later puts); a
+// row of one version per column, loose or as an image, is declined at its
+// first miss and taken at its second (the doorkeeper).
 func TestRowCacheAdmitsRowsWithKeysPassed(t *testing.T) {
 	ctx := context.Background()
 	c := NewRowCache(1 << 20)
@@ -45,31 +46,73 @@ func TestRowCacheAdmitsRowsWithKeysPassed(t *testing.T) {
 		del("deleted", "f1", "b", 2, cell.TypeDeleteColumn),
 		put("patched", "f1", "b", 2, "b2"))
 	for _, tc := range []struct {
-		row    string
-		cached bool
+		row string
+		// misses is how many reads miss before the row is served from
+		// the cache; declined how many of them the cache declines.
+		misses, declined int
 	}{
-		{"imaged", false},
-		{"loose", false},
-		{"absent", false},
-		{"versions", true},
-		{"deleted", true},
-		{"patched", true},
+		{"imaged", 2, 1},
+		{"loose", 2, 1},
+		{"absent", 2, 1},
+		{"versions", 1, 0},
+		{"deleted", 1, 0},
+		{"patched", 1, 0},
 	} {
 		t.Run(tc.row, func(t *testing.T) {
 			g := Get{Row: []byte(tc.row)}
+			before := c.Stats()
 			want := mustGet(t, r, g)
-			st := c.Stats()
-			if got := mustGet(t, r, g); got != want {
-				t.Fatalf("second read %q, first %q", got, want)
+			for i := 1; i <= tc.misses; i++ {
+				st := c.Stats()
+				if got := mustGet(t, r, g); got != want {
+					t.Fatalf("read %d: %q, first %q", i+1, got, want)
+				}
+				after := c.Stats()
+				if hit := after.Hits > st.Hits; hit != (i == tc.misses) {
+					t.Fatalf("read %d served from the cache: %v, want %v (stats %+v)", i+1, hit, i == tc.misses, after)
+				}
 			}
-			after := c.Stats()
-			if hit := after.Hits > st.Hits; hit != tc.cached {
-				t.Fatalf("second read served from the cache: %v, want %v (stats %+v)", hit, tc.cached, after)
-			}
-			if declined := after.Declined > st.Declined; declined == tc.cached {
-				t.Fatalf("second read declined: %v, want %v", declined, !tc.cached)
+			if got := c.Stats().Declined - before.Declined; got != uint64(tc.declined) {
+				t.Fatalf("declined %d reads, want %d", got, tc.declined)
 			}
 		})
+	}
+}
+
+// TestDoorkeeper: a hash is seen at its second mark, the filter forgets
+// what it was told once a window of marks has passed, and hashes never
+// marked are taken for seen about as often as the filter's fill says.
+func TestDoorkeeper(t *testing.T) {
+	d := new(doorkeeper)
+	rng := rand.New(rand.NewPCG(1, 2))
+	hashes := make([]uint64, 1000)
+	for i := range hashes {
+		hashes[i] = rng.Uint64()
+		if d.seen(hashes[i]) {
+			t.Fatalf("hash %d seen before it was marked", i)
+		}
+	}
+	for i, h := range hashes {
+		if !d.seen(h) {
+			t.Fatalf("hash %d not seen after it was marked", i)
+		}
+	}
+	// Fill the rest of the window with other hashes; false positives
+	// among them (seen at their first mark) stay rare, and the window's
+	// end clears the filter.
+	false1 := 0
+	for d.added.Load()%doorWindow != 0 {
+		if d.seen(rng.Uint64()) {
+			false1++
+		}
+	}
+	if max := doorWindow / 30; false1 > max {
+		t.Fatalf("%d of %d unmarked hashes seen, want at most %d", false1, doorWindow, max)
+	}
+	for i, h := range hashes {
+		if d.seen(h) {
+			t.Fatalf("hash %d still seen after the filter was cleared", i)
+		}
 	}
 }
 

@@ -42,8 +42,12 @@ func (a adminService) Serve(ctx context.Context, c *hbaserpc.Call) (hbaserpc.Res
 		if err != nil {
 			return hbaserpc.Response{}, err
 		}
-		return hbaserpc.Response{Msg: &hbasepb.GetRegionInfoResponse{RegionInfo: hbaseconv.RegionInfoToPB(h.rec),
-			Splittable: proto.Bool(true), Mergeable: proto.Bool(true)}}, nil
+		out := &hbasepb.GetRegionInfoResponse{RegionInfo: hbaseconv.RegionInfoToPB(h.rec),
+			Splittable: proto.Bool(true), Mergeable: proto.Bool(true)}
+		if req.GetCompactionState() {
+			out.CompactionState = rs.compactor.state(h).Enum()
+		}
+		return hbaserpc.Response{Msg: out}, nil
 	case "FlushRegion":
 		req := &hbasepb.FlushRegionRequest{}
 		if err := parse(req); err != nil {
@@ -72,9 +76,10 @@ func (a adminService) Serve(ctx context.Context, c *hbaserpc.Call) (hbaserpc.Res
 				return hbaserpc.Response{}, err
 			}
 		}
-		if err := h.r.Compact(ctx, req.GetMajor()); err != nil {
-			return hbaserpc.Response{}, hbaserpc.Errorf(hbaserpc.IOException, false, "compact: %v", err)
-		}
+		// Queued, as HBase does: GetRegionInfo's compaction_state says
+		// when it is done. A request for one family compacts the region's
+		// whole range, which its families share.
+		rs.compactor.request(h, req.GetMajor())
 		return hbaserpc.Response{Msg: &hbasepb.CompactRegionResponse{}}, nil
 	case "GetSpaceQuotaSnapshots":
 		if rs.space == nil {

@@ -276,6 +276,7 @@ func (rs *RegionServer) closeRegion(name []byte) {
 		return
 	}
 	rs.client.CloseRegionScanners(h.r)
+	rs.compactor.forget(h)
 	_ = h.r.Close()
 	rs.kickLoad()
 	rs.raiseClockFloor(h.r.ClockHigh())

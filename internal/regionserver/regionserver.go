@@ -42,6 +42,7 @@ type RegionServer struct {
 	quota     *quotaGate   // nil when quotas are disabled
 	space     *spaceQuotas // nil when quotas are disabled
 	metrics   *rsMetrics
+	compactor *compactor       // CompactRegion's background compactions
 	http      *rpcmetrics.HTTP // /metrics on the info port; nil when disabled
 	infoAddr  string
 	group     *lifecycle.Group
@@ -112,6 +113,7 @@ func Start(ctx context.Context, cfg Config) (*RegionServer, error) {
 		return nil, err
 	}
 	rs.metrics = newMetrics(rs)
+	rs.compactor = newCompactor(rs.log, newCompactionMetrics(rs.metrics.reg))
 	var clientHandler hbaserpc.Handler = rs.client
 	if !cfg.QuotaDisabled {
 		if rs.quota, err = newQuotaGate(rs.client, quota.Config{Mode: cfg.QuotaMode, MaxWait: cfg.QuotaMaxWait,
@@ -164,6 +166,7 @@ func Start(ctx context.Context, cfg Config) (*RegionServer, error) {
 		return nil, err
 	}
 	rs.group.Go(rs.assignmentLoop)
+	rs.group.Go(rs.compactor.run)
 	rs.group.Go(rs.reportLoad)
 	if cfg.Split.CheckInterval > 0 {
 		rs.group.Go(rs.splitCheckLoop)
