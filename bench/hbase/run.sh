@@ -202,11 +202,16 @@ compact() {
 	"$weir" shell --master "$1" -e "flush 'usertable'; major_compact 'usertable'" >/dev/null
 	# Both servers queue the compaction and return; compaction_state says
 	# when the regions are done, wait_idle when the rest has settled.
-	local i
+	local i state
 	for i in $(seq 1 180); do
-		[ "$("$weir" shell --master "$1" -e "compaction_state 'usertable'" 2>/dev/null | head -1)" = NONE ] && break
+		if ! state=$("$weir" shell --master "$1" -e "compaction_state 'usertable'" 2>&1); then
+			log "compaction_state failed ($state); waiting for the server to go idle instead"
+			break
+		fi
+		[ "$(echo "$state" | head -1)" = NONE ] && break
 		sleep 2
 	done
+	log "compaction done after about $((i * 2)) s"
 	wait_idle
 }
 
