@@ -48,6 +48,14 @@ func (g *gcState) restart(reads uint64) {
 	g.readsAt.Store(reads)
 }
 
+// cleaned records that a major compaction's pass began: it stores the
+// loose rows as images, so none are left waiting for the writes to stop.
+func (g *gcState) cleaned(reads uint64) {
+	g.restart(reads)
+	g.looseDue.Store(false)
+	g.quiet.Store(false)
+}
+
 // passed records that a pass left st.CellsScanned - st.CellsDropped cells.
 func (g *gcState) passed(st GCStats) {
 	g.cells.Store(uint64(st.CellsScanned - st.CellsDropped))

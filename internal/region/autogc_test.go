@@ -240,12 +240,7 @@ func TestAutoGCLooseRows(t *testing.T) {
 func TestAutoGCLooseRowsWaitForQuiet(t *testing.T) {
 	ctx := context.Background()
 	const rows = 50
-	r, _ := openTestRegion(t)
-	for i := range rows {
-		for q := range 4 {
-			mustMutate(t, r, put(fmt.Sprintf("r%02d", i), "f1", fmt.Sprintf("q%d", q), int64(10+q), "v"))
-		}
-	}
+	r := looseRowsRegion(t, rows)
 	before := scanInSteps(t, r, Scan{}, 2)
 	p := GCPolicy{WriteRatio: 1000, MinWrites: 1 << 40, GarbageRatio: 0.05, LooseRatio: 0.5}
 	if r.GCDue(p) {
@@ -282,4 +277,43 @@ func TestAutoGCLooseRowsWaitForQuiet(t *testing.T) {
 	if after != before {
 		t.Fatalf("the rows changed:\nbefore\n%s\nafter\n%s", before, after)
 	}
+}
+
+// TestMajorCompactionTakesLooseRows: a major compaction stores the loose
+// rows an automatic pass left for the writes to stop, so no pass is due
+// for them once it has run, however quiet the region.
+func TestMajorCompactionTakesLooseRows(t *testing.T) {
+	ctx := context.Background()
+	const rows = 50
+	r := looseRowsRegion(t, rows)
+	p := GCPolicy{WriteRatio: 1000, MinWrites: 1 << 40, GarbageRatio: 0.05, LooseRatio: 0.5}
+	r.afterSurvey = func() { mustMutate(t, r, put("r99", "f1", "q0", 10, "v")) }
+	if _, cleaned, err := r.CollectGarbageAuto(ctx, p); err != nil || cleaned {
+		t.Fatalf("pass while written: cleaned=%v err=%v, want the loose rows left", cleaned, err)
+	}
+	r.afterSurvey = nil
+	if err := r.Compact(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	if n, imgs := keysAndImages(t, r); n != rows+1 || imgs != rows+1 {
+		t.Fatalf("after the major compaction the store holds %d keys, %d of them images, want %d images", n, imgs, rows+1)
+	}
+	for range 3 {
+		if r.GCDue(p) {
+			t.Fatal("a pass is due for loose rows the major compaction stored as images")
+		}
+	}
+}
+
+// looseRowsRegion opens a test region holding rows rows of four cells,
+// each cell a key of its own.
+func looseRowsRegion(t *testing.T, rows int) *Region {
+	t.Helper()
+	r, _ := openTestRegion(t)
+	for i := range rows {
+		for q := range 4 {
+			mustMutate(t, r, put(fmt.Sprintf("r%02d", i), "f1", fmt.Sprintf("q%d", q), int64(10+q), "v"))
+		}
+	}
+	return r
 }

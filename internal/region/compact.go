@@ -36,7 +36,7 @@ func (r *Region) Compact(ctx context.Context, major bool) error {
 	if major {
 		// A major compaction is a garbage pass: the automatic one counts
 		// from here (autogc.go).
-		r.gc.restart(r.requests.reads.Load())
+		r.gc.cleaned(r.requests.reads.Load())
 		st, err := r.collectGarbage(ctx, gcClean)
 		if err != nil {
 			return err

@@ -7,6 +7,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/weirdb/weir/internal/hbasepb"
 	"github.com/weirdb/weir/internal/region"
 )
 
@@ -125,7 +126,10 @@ func (rs *RegionServer) gcLoop(ctx context.Context) {
 			if ctx.Err() != nil {
 				return
 			}
-			if !h.r.GCDue(p) {
+			// A compaction asked for runs a pass of its own (a major one)
+			// or is about to rewrite the range (a minor one): the two
+			// would clean the same rows side by side.
+			if rs.compactor.state(h) != hbasepb.GetRegionInfoResponse_NONE || !h.r.GCDue(p) {
 				continue
 			}
 			_, enc := h.rec.Name()
