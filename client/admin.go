@@ -544,27 +544,22 @@ func (a *Admin) Compact(ctx context.Context, table string, major bool) error {
 }
 
 // CompactionState is what compacts in a table, as HBase's Admin
-// getCompactionState reports it.
+// getCompactionState reports it. Its values are HBase's, which are flags:
+// MAJOR_AND_MINOR is MAJOR|MINOR.
 type CompactionState int
 
 // The compaction states, HBase's.
 const (
-	CompactionNone CompactionState = iota
-	CompactionMinor
-	CompactionMajor
-	CompactionMajorAndMinor
+	CompactionNone          = CompactionState(hbasepb.GetRegionInfoResponse_NONE)
+	CompactionMinor         = CompactionState(hbasepb.GetRegionInfoResponse_MINOR)
+	CompactionMajor         = CompactionState(hbasepb.GetRegionInfoResponse_MAJOR)
+	CompactionMajorAndMinor = CompactionState(hbasepb.GetRegionInfoResponse_MAJOR_AND_MINOR)
 )
 
 func (s CompactionState) String() string {
 	switch s {
-	case CompactionNone:
-		return "NONE"
-	case CompactionMinor:
-		return "MINOR"
-	case CompactionMajor:
-		return "MAJOR"
-	case CompactionMajorAndMinor:
-		return "MAJOR_AND_MINOR"
+	case CompactionNone, CompactionMinor, CompactionMajor, CompactionMajorAndMinor:
+		return hbasepb.GetRegionInfoResponse_CompactionState(s).String()
 	}
 	return fmt.Sprintf("CompactionState(%d)", int(s))
 }
@@ -572,31 +567,15 @@ func (s CompactionState) String() string {
 // CompactionState reports the compactions running or queued in table's
 // regions: NONE once every one that Compact asked for is done.
 func (a *Admin) CompactionState(ctx context.Context, table string) (CompactionState, error) {
-	var major, minor bool
+	st := CompactionNone
 	var resp hbasepb.GetRegionInfoResponse
 	err := a.eachRegionSeen(ctx, table, "GetRegionInfo", func(spec *hbasepb.RegionSpecifier) (proto.Message, proto.Message) {
 		return &hbasepb.GetRegionInfoRequest{Region: spec, CompactionState: proto.Bool(true)}, &resp
-	}, func() {
-		switch resp.GetCompactionState() {
-		case hbasepb.GetRegionInfoResponse_MAJOR_AND_MINOR:
-			major, minor = true, true
-		case hbasepb.GetRegionInfoResponse_MAJOR:
-			major = true
-		case hbasepb.GetRegionInfoResponse_MINOR:
-			minor = true
-		}
-	})
-	switch {
-	case err != nil:
+	}, func() { st |= CompactionState(resp.GetCompactionState()) })
+	if err != nil {
 		return CompactionNone, err
-	case major && minor:
-		return CompactionMajorAndMinor, nil
-	case major:
-		return CompactionMajor, nil
-	case minor:
-		return CompactionMinor, nil
 	}
-	return CompactionNone, nil
+	return st, nil
 }
 
 func (a *Admin) eachRegion(ctx context.Context, table, method string, mk func(*hbasepb.RegionSpecifier) (proto.Message, proto.Message)) error {

@@ -208,10 +208,12 @@ compact() {
 			log "compaction_state failed ($state); waiting for the server to go idle instead"
 			break
 		fi
-		[ "$(echo "$state" | head -1)" = NONE ] && break
+		if [ "$(echo "$state" | head -1)" = NONE ]; then
+			log "compaction done after about $((i * 2)) s"
+			break
+		fi
 		sleep 2
 	done
-	log "compaction done after about $((i * 2)) s"
 	wait_idle
 }
 

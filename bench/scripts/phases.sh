@@ -30,7 +30,10 @@ sleep 6
 GOMAXPROCS=1 "$B" bench load -P "$root/workloads/workloada" -p recordcount="$R" -threads 16 --master 127.0.0.1:36000 >/dev/null 2>&1
 "$B" shell --master 127.0.0.1:36000 -e "flush 'usertable'; major_compact 'usertable'" >/dev/null
 # major_compact returns once the compaction is queued, as HBase's does.
-until [ "$("$B" shell --master 127.0.0.1:36000 -e "compaction_state 'usertable'" | head -1)" = NONE ]; do sleep 2; done
+for _ in $(seq 1 300); do
+	[ "$("$B" shell --master 127.0.0.1:36000 -e "compaction_state 'usertable'" | head -1)" = NONE ] && break
+	sleep 2
+done
 sleep 25
 cpu() { awk '{print $14+$15}' "/proc/$P/stat"; }
 for W in ${WORKLOADS:-a e f}; do

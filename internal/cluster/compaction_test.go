@@ -60,16 +60,7 @@ func TestCompactionInBackground(t *testing.T) {
 	if n := keys(); n != rows {
 		t.Fatalf("%d keys once CompactionState is NONE, want %d (one version a row)", n, rows)
 	}
-	done := 0.0
-	for _, m := range scrape(t, rs.InfoAddr())["weir_compactions_total"].GetMetric() {
-		labels := map[string]string{}
-		for _, l := range m.GetLabel() {
-			labels[l.GetName()] = l.GetValue()
-		}
-		if labels["kind"] == "major" && labels["outcome"] == "done" {
-			done += m.GetCounter().GetValue()
-		}
-	}
+	done, _ := metricValue(scrape(t, rs.InfoAddr()), "weir_compactions_total", map[string]string{"kind": "major", "outcome": "done"})
 	if done != 2 {
 		t.Errorf("weir_compactions_total{kind=major,outcome=done} = %v, want 2 (two regions)", done)
 	}

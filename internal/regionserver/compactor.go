@@ -3,6 +3,7 @@ package regionserver
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -62,30 +63,25 @@ func (c *compactor) request(h *hosted, major bool) {
 }
 
 // state is h's compaction state as HBase reports it: what runs and what
-// waits, MAJOR_AND_MINOR when both kinds do.
+// waits. HBase's states are flags (MINOR 1, MAJOR 2, MAJOR_AND_MINOR
+// both), so the kinds seen are or-ed together.
 func (c *compactor) state(h *hosted) hbasepb.GetRegionInfoResponse_CompactionState {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var major, minor bool
-	note := func(j *compactJob) {
-		if j != nil && j.h == h {
-			major = major || j.major
-			minor = minor || !j.major
+	kind := func(j *compactJob) hbasepb.GetRegionInfoResponse_CompactionState {
+		switch {
+		case j == nil || j.h != h:
+			return hbasepb.GetRegionInfoResponse_NONE
+		case j.major:
+			return hbasepb.GetRegionInfoResponse_MAJOR
 		}
-	}
-	note(c.mu.running)
-	for _, j := range c.mu.queue {
-		note(j)
-	}
-	switch {
-	case major && minor:
-		return hbasepb.GetRegionInfoResponse_MAJOR_AND_MINOR
-	case major:
-		return hbasepb.GetRegionInfoResponse_MAJOR
-	case minor:
 		return hbasepb.GetRegionInfoResponse_MINOR
 	}
-	return hbasepb.GetRegionInfoResponse_NONE
+	st := kind(c.mu.running)
+	for _, j := range c.mu.queue {
+		st |= kind(j)
+	}
+	return st
 }
 
 // forget drops h's waiting compaction and stops its running one, for a
@@ -94,21 +90,10 @@ func (c *compactor) state(h *hosted) hbasepb.GetRegionInfoResponse_CompactionSta
 func (c *compactor) forget(h *hosted) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.mu.queue = deleteJobs(c.mu.queue, h)
+	c.mu.queue = slices.DeleteFunc(c.mu.queue, func(j *compactJob) bool { return j.h == h })
 	if j := c.mu.running; j != nil && j.h == h {
 		j.cancel()
 	}
-}
-
-func deleteJobs(q []*compactJob, h *hosted) []*compactJob {
-	out := q[:0]
-	for _, j := range q {
-		if j.h != h {
-			out = append(out, j)
-		}
-	}
-	clear(q[len(out):])
-	return out
 }
 
 // run works through the queue until ctx ends.
@@ -130,7 +115,7 @@ func (c *compactor) next(ctx context.Context) (*compactJob, context.Context) {
 		c.mu.Lock()
 		if len(c.mu.queue) > 0 && ctx.Err() == nil {
 			j := c.mu.queue[0]
-			c.mu.queue = deleteJobs(c.mu.queue, j.h)
+			c.mu.queue = slices.Delete(c.mu.queue, 0, 1)
 			var jctx context.Context
 			jctx, j.cancel = context.WithCancel(ctx)
 			c.mu.running = j
