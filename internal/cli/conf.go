@@ -41,7 +41,7 @@ func (c confFlag) Set(v string) error {
 	return nil
 }
 
-const confUsage = "configuration key=value, repeatable: hbase.regionserver.handler.count, hbase.wal.hsync, hbase.regionserver.optionallogflushinterval, weir.regionserver.row.cache.size, weir.regionserver.row.images, weir.regionserver.gc.{check.interval,write.ratio,min.writes,read.garbage,garbage.ratio,loose.ratio}, weir.storage.block.cache.size, hbase.hstore.compactionThreshold, hbase.hregion.memstore.flush.size, weir.regionserver.high.priority.handler.count, weir.regionserver.low.busy.limit, hbase.quota.default.user.machine.{read,write,request}.{num,size}, hbase.quota.default.user.machine.request.handler.usage.ms"
+const confUsage = "configuration key=value, repeatable: hbase.regionserver.handler.count, hbase.wal.hsync, hbase.regionserver.optionallogflushinterval, weir.regionserver.row.cache.size, weir.regionserver.row.images, weir.regionserver.compaction.threads, weir.regionserver.gc.{check.interval,write.ratio,min.writes,read.garbage,garbage.ratio,loose.ratio}, weir.storage.block.cache.size, hbase.hstore.compactionThreshold, hbase.hregion.memstore.flush.size, weir.regionserver.high.priority.handler.count, weir.regionserver.low.busy.limit, hbase.quota.default.user.machine.{read,write,request}.{num,size}, hbase.quota.default.user.machine.request.handler.usage.ms"
 
 // registerConf adds -D and its long form --conf to fs.
 func registerConf(fs *flag.FlagSet) confFlag {
@@ -99,6 +99,9 @@ type serverConf struct {
 	rowCacheSize int64
 	// noRowImages is weir.regionserver.row.images=false.
 	noRowImages bool
+	// compactionThreads is weir.regionserver.compaction.threads (0: the
+	// region server's default).
+	compactionThreads int
 	// walSyncInterval is hbase.regionserver.optionallogflushinterval, how
 	// often the WAL is fdatasynced in the background (0: storage's
 	// default, 1 s).
@@ -236,6 +239,14 @@ func (c confFlag) parse() (serverConf, error) {
 				return sc, fmt.Errorf("-D %s=%s: want true or false", k, v)
 			}
 			sc.noRowImages = !on
+			continue
+		}
+		if k == "weir.regionserver.compaction.threads" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > 64 {
+				return sc, fmt.Errorf("-D %s=%s: want how many regions compact at once, 1 to 64", k, v)
+			}
+			sc.compactionThreads = n
 			continue
 		}
 		if k == "weir.regionserver.row.cache.size" {

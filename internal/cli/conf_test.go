@@ -25,6 +25,7 @@ func TestConfFlag(t *testing.T) {
 		"hbase.regionserver.optionallogflushinterval=250",
 		"weir.regionserver.row.cache.size=0",
 		"weir.regionserver.row.images=false",
+		"weir.regionserver.compaction.threads=3",
 		"weir.regionserver.gc.check.interval=0",
 		"weir.regionserver.gc.write.ratio=0.5",
 		"weir.regionserver.gc.min.writes=1000",
@@ -65,6 +66,9 @@ func TestConfFlag(t *testing.T) {
 	if !sc.noRowImages {
 		t.Fatal("weir.regionserver.row.images=false not set")
 	}
+	if sc.compactionThreads != 3 {
+		t.Fatalf("compaction threads %d, want 3", sc.compactionThreads)
+	}
 	if want := (regionserver.GCConfig{CheckInterval: -1, WriteRatio: 0.5, MinWrites: 1000, ReadGarbage: 300,
 		GarbageRatio: 0.2, LooseRatio: 0.3}); sc.gc != want {
 		t.Fatalf("gc settings %+v, want %+v (check.interval=0: off)", sc.gc, want)
@@ -89,6 +93,8 @@ func TestConfFlag(t *testing.T) {
 		{"weir.regionserver.row.cache.size=-5", "row.cache.size=-5"},
 		{"weir.regionserver.row.cache.size=64m", "row.cache.size=64m"},
 		{"weir.regionserver.row.images=off", "row.images=off"},
+		{"weir.regionserver.compaction.threads=0", "compaction.threads=0"},
+		{"weir.regionserver.compaction.threads=two", "compaction.threads=two"},
 		{"hbase.regionserver.optionallogflushinterval=0", "optionallogflushinterval=0"},
 		{"hbase.regionserver.optionallogflushinterval=1s", "optionallogflushinterval=1s"},
 		{"weir.regionserver.gc.check.interval=-1", "gc.check.interval=-1"},

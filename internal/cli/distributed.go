@@ -265,6 +265,7 @@ func runRegionServer(args []string, stdout, stderr io.Writer) int {
 			WALHflush:            sc.walHflush,
 			RowCacheSize:         sc.rowCacheSize,
 			NoRowImages:          sc.noRowImages,
+			CompactionThreads:    sc.compactionThreads,
 			GC:                   sc.gc,
 			HighPriorityHandlers: sc.highHandlers,
 			LowBusyLimit:         sc.lowBusyLimit,

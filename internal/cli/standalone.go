@@ -103,6 +103,7 @@ func runStandalone(args []string, stdout, stderr io.Writer) int {
 		WALHflush:               sc.walHflush,
 		RowCacheSize:            sc.rowCacheSize,
 		NoRowImages:             sc.noRowImages,
+		CompactionThreads:       sc.compactionThreads,
 		GC:                      sc.gc,
 		HighHandlers:            sc.highHandlers,
 		LowBusyLimit:            sc.lowBusyLimit,

@@ -87,6 +87,9 @@ type Config struct {
 	RowCacheSize int64
 	// NoRowImages: regionserver.Config.NoRowImages on every region server.
 	NoRowImages bool
+	// CompactionThreads: regionserver.Config.CompactionThreads on every
+	// region server.
+	CompactionThreads int
 	// SpaceReportPeriod is weir.quota.space.report.period for the master
 	// and the region servers. Default 5 s.
 	SpaceReportPeriod time.Duration
@@ -213,6 +216,7 @@ func (c *Cluster) StartRegionServer(ctx context.Context, i int) error {
 		WALHflush:            c.cfg.WALHflush,
 		RowCacheSize:         c.cfg.RowCacheSize,
 		NoRowImages:          c.cfg.NoRowImages,
+		CompactionThreads:    c.cfg.CompactionThreads,
 		// Space quotas: how often sizes are reported.
 		SpaceReportPeriod: c.cfg.SpaceReportPeriod,
 	})

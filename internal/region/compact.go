@@ -26,23 +26,51 @@ func (r *Region) Flush(ctx context.Context) error {
 
 // Compact compacts the region's key range. A minor compaction is Pebble's
 // own: it merges files and changes no result. A major compaction first
-// collects garbage as HBase's major compaction does (CollectGarbage), then
-// compacts the range to the bottom level so the space is reclaimed.
+// collects garbage as HBase's major compaction does (MajorGarbagePass),
+// then compacts the range to the bottom level so the space is reclaimed.
 func (r *Region) Compact(ctx context.Context, major bool) error {
+	if major {
+		if err := r.MajorGarbagePass(ctx); err != nil {
+			return err
+		}
+	}
+	return r.CompactRange(ctx)
+}
+
+// MajorGarbagePass is the first half of a major compaction: the garbage
+// pass, which deletes what HBase's major compaction drops and stores the
+// rows as images, without the compaction of the range that reclaims the
+// space (CompactRange). A region server that major-compacts a table's
+// regions runs every pass before the first range compaction: the regions
+// share one LSM, whose files span region boundaries, so a range
+// compaction after each pass would rewrite the regions not yet passed.
+func (r *Region) MajorGarbagePass(ctx context.Context) error {
 	if err := r.enter(); err != nil {
 		return err
 	}
 	defer r.gate.RUnlock()
-	if major {
-		// A major compaction is a garbage pass: the automatic one counts
-		// from here (autogc.go).
-		r.gc.cleaned(r.requests.reads.Load())
-		st, err := r.collectGarbage(ctx, gcClean)
-		if err != nil {
-			return err
-		}
-		r.gc.passed(st)
+	// A major compaction is a garbage pass: the automatic one counts
+	// from here (autogc.go).
+	r.gc.cleaned(r.requests.reads.Load())
+	st, err := r.collectGarbage(ctx, gcClean)
+	if err != nil {
+		return err
 	}
+	r.gc.passed(st)
+	return nil
+}
+
+// KeySpan returns the region's keys in the store: [lower, upper). The
+// spans of adjacent regions meet: one's upper is the next one's lower.
+func (r *Region) KeySpan() (lower, upper []byte) { return r.lower, r.upper }
+
+// CompactRange compacts the region's key range down to the bottom level:
+// a minor compaction, or the second half of a major one.
+func (r *Region) CompactRange(ctx context.Context) error {
+	if err := r.enter(); err != nil {
+		return err
+	}
+	defer r.gate.RUnlock()
 	return r.engine.Compact(ctx, r.lower, r.upper)
 }
 
@@ -94,9 +122,10 @@ const (
 
 // collectGarbage finds, row by row, the cells HBase's major compaction
 // drops (see gcRow for the rules), and deletes them unless mode is
-// gcSurvey. Rows are scanned over one view; a row with garbage is re-read
-// and cleaned under its exclusive lock, so a concurrent write of the same
-// key is never deleted by mistake. A pass that does not hold the gate
+// gcSurvey. Rows are scanned over one view; a row with garbage is cleaned
+// under its exclusive lock, re-read under it unless no write but the
+// pass's own has begun since the view was taken (writeSeq), so a
+// concurrent write of the same key is never deleted by mistake. A pass that does not hold the gate
 // stops at the first row after the region closes, and holds the gate only
 // while it cleans a row, so a long pass never keeps a Close (a move, a
 // split) and the requests queued behind it waiting.
@@ -104,15 +133,23 @@ func (r *Region) collectGarbage(ctx context.Context, mode gcMode) (GCStats, erro
 	var st GCStats
 	now := r.opts.Now()
 	desc := r.Descriptor()
+	// view: the writes begun before the scan's view, and whether it holds
+	// them all; own counts the pass's commits since.
+	view, whole := r.writes.quiet()
+	var own uint64
 	store, err := r.engine.NewIter(storage.IterOptions{Lower: r.lower, Upper: r.upper})
 	if err != nil {
 		return st, err
 	}
 	defer store.Close()
+	if r.afterGCView != nil {
+		r.afterGCView()
+	}
 	var it cellIter
 	it.reset(store)
 	var rowKeys []gcKey
 	var arena, prefix []byte
+	var scratch gcScratch
 	chunk := time.Now()
 	for ok := it.First(); ok; {
 		if st.RowsScanned%gcChunkRows == 0 && st.RowsScanned > 0 {
@@ -134,7 +171,9 @@ func (r *Region) collectGarbage(ctx context.Context, mode gcMode) (GCStats, erro
 			continue
 		}
 		prefix = append(prefix[:0], it.RowPrefix()...)
-		rowKeys, arena, err = collectRowKeys(&it, prefix, rowKeys[:0], arena[:0], false)
+		// A pass that may clean without a re-read takes the values along.
+		keep := whole && mode != gcSurvey
+		rowKeys, arena, err = collectRowKeys(&it, prefix, rowKeys[:0], arena[:0], keep)
 		if err != nil {
 			return st, err
 		}
@@ -154,42 +193,63 @@ func (r *Region) collectGarbage(ctx context.Context, mode gcMode) (GCStats, erro
 				return st, err
 			}
 		}
-		n, err := r.cleanRow(ctx, prefix, r.userRow(rowKeys[0].k.Row), desc, now)
+		var read *gcRead
+		if keep {
+			read = &gcRead{keys: rowKeys, writes: view + own}
+		}
+		n, wrote, err := r.cleanRow(ctx, prefix, r.userRow(rowKeys[0].k.Row), desc, now, read, &scratch)
 		if mode == gcCleanGated {
 			r.gate.RUnlock()
 		}
 		if err != nil {
 			return st, err
 		}
+		if wrote {
+			own++
+		}
 		st.CellsDropped += n
 	}
 	return st, it.Error()
 }
 
-// cleanRow re-reads one row under its exclusive lock, deletes its garbage
-// and writes what is left as the row's image (rowimage.go) when it fits
-// one; a row that does not keeps its cells as keys of their own, an image
-// it had included.
-func (r *Region) cleanRow(ctx context.Context, prefix, row []byte, desc *TableDescriptor, now int64) (int64, error) {
+// gcRead is a row as a pass read it over its view: its keys with their
+// values, and the region's writes begun before the view (writeSeq) plus
+// the pass's own commits since.
+type gcRead struct {
+	keys   []gcKey
+	writes uint64
+}
+
+// gcScratch is cleanRow's buffers, which a pass reuses from row to row.
+type gcScratch struct {
+	kept  []imageCell
+	image []byte
+	ops   []error
+}
+
+// cleanRow deletes one row's garbage under its exclusive lock and writes
+// what is left as the row's image (rowimage.go) when it fits one; a row
+// that does not keeps its cells as keys of their own, an image it had
+// included. It re-reads the row under the lock unless read holds it and
+// no other write has begun since read's view. It reports the cells it
+// dropped and whether it committed a write.
+func (r *Region) cleanRow(ctx context.Context, prefix, row []byte, desc *TableDescriptor, now int64, read *gcRead, sc *gcScratch) (int64, bool, error) {
 	held, err := r.locks.acquire(ctx, []lockRequest{{stripe: stripeOf(row), exclusive: true}}, r.opts.RowLockTimeout)
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	defer held.release()
-	store, err := r.engine.NewIter(storage.IterOptions{Lower: prefix, Upper: storage.RowUpperBound(nil, prefix)})
-	if err != nil {
-		return 0, err
-	}
-	defer store.Close()
-	var it cellIter
-	it.reset(store)
-	it.First()
-	keys, _, err := collectRowKeys(&it, prefix, nil, nil, true)
-	if err != nil {
-		return 0, err
+	var keys []gcKey
+	if read != nil && !r.writes.since(read.writes) {
+		keys = read.keys
+	} else {
+		if keys, err = r.readRowKeys(prefix); err != nil {
+			return 0, false, err
+		}
 	}
 	drops := gcRow(keys, desc, now)
-	var kept []imageCell
+	kept := sc.kept[:0]
+	defer func() { sc.kept = kept[:0] }()
 	hadImage, stored := false, false
 	for i, j := 0, 0; i < len(keys); i++ {
 		k := &keys[i]
@@ -204,13 +264,15 @@ func (r *Region) cleanRow(ctx context.Context, prefix, row []byte, desc *TableDe
 	}
 	image := r.imagesOn() && imageFits(row, kept)
 	if len(drops) == 0 && !(image && stored) {
-		return 0, nil // clean, and an image already or never one
+		return 0, false, nil // clean, and an image already or never one
 	}
 	b := r.engine.NewBatch()
 	defer b.Close()
-	var ops []error
+	ops := sc.ops[:0]
+	defer func() { sc.ops = ops[:0] }()
 	if image {
-		ops = append(ops, b.Set(prefix, appendImage(nil, row, kept)))
+		sc.image = appendImage(sc.image[:0], row, kept) // the batch copies it
+		ops = append(ops, b.Set(prefix, sc.image))
 		for i := range keys {
 			if !keys[i].fromImage {
 				ops = append(ops, b.Delete(keys[i].key))
@@ -230,7 +292,7 @@ func (r *Region) cleanRow(ctx context.Context, prefix, row []byte, desc *TableDe
 		}
 	}
 	if err := errors.Join(ops...); err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	// Garbage removal need not be synced: if a crash loses it, the next
 	// pass finds the same garbage. The batch keeps one row's edits atomic.
@@ -238,12 +300,29 @@ func (r *Region) cleanRow(ctx context.Context, prefix, row []byte, desc *TableDe
 	// anyway rather than trust that for every rule of gcRow.
 	w := r.rowWrites(nil)
 	t := w.begin(row)
+	r.writes.begin()
 	err = b.Commit(storage.AsyncWAL)
+	r.writes.end()
 	w.end(row, t, 0, nil)
 	if err != nil {
-		return 0, err
+		return 0, true, err
 	}
-	return int64(len(drops)), nil
+	return int64(len(drops)), true, nil
+}
+
+// readRowKeys reads the row of prefix's cells, with their values, over a
+// view of its own.
+func (r *Region) readRowKeys(prefix []byte) ([]gcKey, error) {
+	store, err := r.engine.NewIter(storage.IterOptions{Lower: prefix, Upper: storage.RowUpperBound(nil, prefix)})
+	if err != nil {
+		return nil, err
+	}
+	defer store.Close()
+	var it cellIter
+	it.reset(store)
+	it.First()
+	keys, _, err := collectRowKeys(&it, prefix, nil, nil, true)
+	return keys, err
 }
 
 // imagesOn reports whether the region writes row images. hbase:meta's

@@ -214,7 +214,10 @@ func (r *Region) commit(b *storage.Batch, d Durability) error {
 	if (d == UseDefault || d == SyncWAL) && !r.opts.WALHflush {
 		d = FsyncWAL
 	}
-	if err := b.Commit(d.storage()); err != nil {
+	r.writes.begin()
+	err := b.Commit(d.storage())
+	r.writes.end()
+	if err != nil {
 		return fmt.Errorf("region: %w", err)
 	}
 	r.gc.written.Add(uint64(b.Count()))

@@ -131,6 +131,9 @@ type Region struct {
 	// pass's survey and its decision: writes it makes count as made
 	// during the survey.
 	afterSurvey func()
+	// afterGCView, when set (tests), runs once a garbage pass has taken
+	// its view of the region.
+	afterGCView func()
 
 	locks rowLocks
 	clock rowClock
@@ -143,6 +146,7 @@ type Region struct {
 	requests  requestCounts
 	scanShape scanShape
 	gc        gcState // autogc.go
+	writes    writeSeq
 
 	// desc is the table schema, replaced whole by SetDescriptor; every
 	// read loads it, so it is an atomic pointer, not a mutex's field.

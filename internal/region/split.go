@@ -229,6 +229,8 @@ func (r *Region) Ingest(ctx context.Context, paths []string) error {
 	// one it filled meanwhile).
 	r.forgetCachedRows()
 	defer r.forgetCachedRows()
+	r.writes.begin()
+	defer r.writes.end()
 	if err := r.engine.ClearRange(r.lower, r.upper); err != nil {
 		return err
 	}

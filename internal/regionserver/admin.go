@@ -80,6 +80,7 @@ func (a adminService) Serve(ctx context.Context, c *hbaserpc.Call) (hbaserpc.Res
 		// when it is done. A request for one family compacts the region's
 		// whole range, which its families share.
 		rs.compactor.request(h, req.GetMajor())
+		rs.gcPass.stop(h)
 		return hbaserpc.Response{Msg: &hbasepb.CompactRegionResponse{}}, nil
 	case "GetSpaceQuotaSnapshots":
 		if rs.space == nil {

@@ -3,6 +3,7 @@ package regionserver
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -99,7 +100,7 @@ type gcMetrics struct {
 func newGCMetrics(reg prometheus.Registerer) *gcMetrics {
 	m := &gcMetrics{
 		passes: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "weir_gc_passes_total",
-			Help: "Automatic garbage passes, by outcome: cleaned (garbage deleted, region compacted), surveyed (too little garbage to clean), failed."},
+			Help: "Automatic garbage passes, by outcome: cleaned (garbage deleted, region compacted), surveyed (too little garbage to clean), stopped (a compaction of the region was asked for), failed."},
 			[]string{"outcome"}),
 		scanned: prometheus.NewCounter(prometheus.CounterOpts{Name: "weir_gc_cells_scanned_total",
 			Help: "Cells the automatic garbage passes read."}),
@@ -108,6 +109,42 @@ func newGCMetrics(reg prometheus.Registerer) *gcMetrics {
 	}
 	reg.MustRegister(m.passes, m.scanned, m.dropped)
 	return m
+}
+
+// autoPass is the automatic garbage pass under way, if any, so that a
+// compaction asked for its region stops it: the compaction's own pass
+// would clean the same rows side by side with it, each re-reading every
+// row the other rewrote.
+type autoPass struct {
+	mu     sync.Mutex
+	h      *hosted
+	cancel context.CancelFunc
+}
+
+// start records a pass of h and returns the context it runs in.
+func (a *autoPass) start(ctx context.Context, h *hosted) context.Context {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	ctx, a.cancel = context.WithCancel(ctx)
+	a.h = h
+	return ctx
+}
+
+// end records the pass's end.
+func (a *autoPass) end() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.cancel()
+	a.h, a.cancel = nil, nil
+}
+
+// stop stops the pass if it is h's.
+func (a *autoPass) stop(h *hosted) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.h == h {
+		a.cancel()
+	}
 }
 
 // gcLoop runs the due garbage passes, one region at a time, every
@@ -134,10 +171,16 @@ func (rs *RegionServer) gcLoop(ctx context.Context) {
 			}
 			_, enc := h.rec.Name()
 			start := time.Now()
-			st, cleaned, err := h.r.CollectGarbageAuto(ctx, p)
+			pctx := rs.gcPass.start(ctx, h)
+			st, cleaned, err := h.r.CollectGarbageAuto(pctx, p)
+			stopped := pctx.Err() != nil && ctx.Err() == nil
+			rs.gcPass.end()
 			rs.metrics.gc.scanned.Add(float64(st.CellsScanned))
 			rs.metrics.gc.dropped.Add(float64(st.CellsDropped))
 			switch {
+			case stopped:
+				rs.metrics.gc.passes.WithLabelValues("stopped").Inc()
+				rs.log.Info("regionserver: garbage pass stopped for a compaction asked for", "region", enc)
 			case err != nil:
 				rs.metrics.gc.passes.WithLabelValues("failed").Inc()
 				if ctx.Err() == nil {

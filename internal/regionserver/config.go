@@ -20,6 +20,10 @@ import (
 // 200,000-row table, 256 MiB nine in ten: docs/performance.md).
 const DefaultRowCacheSize = 256 << 20
 
+// DefaultCompactionThreads is Config.CompactionThreads' default: HBase's
+// one large and one small compaction thread.
+const DefaultCompactionThreads = 2
+
 // Config configures one region server instance. Zero fields take the
 // documented defaults (EnsureDefaults).
 type Config struct {
@@ -73,6 +77,12 @@ type Config struct {
 	// cache of hot rows that whole-row Gets are served from
 	// (region.RowCache). Default DefaultRowCacheSize; negative: no cache.
 	RowCacheSize int64
+	// CompactionThreads is weir.regionserver.compaction.threads: how many
+	// regions the compactions asked for (CompactRegion: `compact`,
+	// `major_compact`) run in at once, never two in one region. Default
+	// DefaultCompactionThreads; HBase's region server likewise runs a
+	// large and a small compaction thread.
+	CompactionThreads int
 	// NoRowImages is weir.regionserver.row.images=false: garbage passes
 	// and major compactions keep every cell in a key of its own instead of
 	// storing each row as one image (region.Options.NoRowImages).
@@ -190,6 +200,9 @@ func (c *Config) EnsureDefaults() {
 	if c.RowCacheSize == 0 {
 		c.RowCacheSize = DefaultRowCacheSize
 	}
+	if c.CompactionThreads == 0 {
+		c.CompactionThreads = DefaultCompactionThreads
+	}
 	if c.MemoryShare == 0 {
 		c.MemoryShare = sysmem.Total()
 	}
@@ -253,6 +266,9 @@ func (c *Config) Validate() error {
 	}
 	if c.QuotaMode != quota.ModeQueue && c.QuotaMode != quota.ModeReject {
 		errs = append(errs, fmt.Errorf("regionserver: unknown QuotaMode %d", c.QuotaMode))
+	}
+	if c.CompactionThreads < 1 {
+		errs = append(errs, fmt.Errorf("regionserver: CompactionThreads %d is below 1", c.CompactionThreads))
 	}
 	if c.QuotaMaxWait < 0 {
 		errs = append(errs, fmt.Errorf("regionserver: QuotaMaxWait %v is negative", c.QuotaMaxWait))

@@ -43,6 +43,7 @@ type RegionServer struct {
 	space     *spaceQuotas // nil when quotas are disabled
 	metrics   *rsMetrics
 	compactor *compactor       // CompactRegion's background compactions
+	gcPass    autoPass         // gcLoop's pass under way
 	http      *rpcmetrics.HTTP // /metrics on the info port; nil when disabled
 	infoAddr  string
 	group     *lifecycle.Group
@@ -113,7 +114,7 @@ func Start(ctx context.Context, cfg Config) (*RegionServer, error) {
 		return nil, err
 	}
 	rs.metrics = newMetrics(rs)
-	rs.compactor = newCompactor(rs.log, newCompactionMetrics(rs.metrics.reg))
+	rs.compactor = newCompactor(rs.log, newCompactionMetrics(rs.metrics.reg), cfg.CompactionThreads, engine)
 	var clientHandler hbaserpc.Handler = rs.client
 	if !cfg.QuotaDisabled {
 		if rs.quota, err = newQuotaGate(rs.client, quota.Config{Mode: cfg.QuotaMode, MaxWait: cfg.QuotaMaxWait,
