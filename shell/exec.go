@@ -572,15 +572,20 @@ func (s *session) exists(ctx context.Context, c Command) error {
 }
 
 func (s *session) isEnabled(ctx context.Context, c Command) error {
+	return tableFact(ctx, s, c, s.conn.Admin().IsTableEnabled)
+}
+
+// tableFact prints what query answers of the existing table c names.
+func tableFact[T any](ctx context.Context, s *session, c Command, query func(context.Context, string) (T, error)) error {
 	name := strArg(c, 0)
 	if err := s.mustExist(ctx, name); err != nil {
 		return err
 	}
-	ok, err := s.conn.Admin().IsTableEnabled(ctx, name)
+	v, err := query(ctx, name)
 	if err != nil {
 		return s.serverErr(ctx, name, err)
 	}
-	fmt.Fprintln(s.out, ok)
+	fmt.Fprintln(s.out, v)
 	return nil
 }
 
@@ -1288,16 +1293,7 @@ func (s *session) compact(ctx context.Context, c Command) error {
 }
 
 func (s *session) compactionState(ctx context.Context, c Command) error {
-	name := strArg(c, 0)
-	if err := s.mustExist(ctx, name); err != nil {
-		return err
-	}
-	st, err := s.conn.Admin().CompactionState(ctx, name)
-	if err != nil {
-		return s.serverErr(ctx, name, err)
-	}
-	fmt.Fprintln(s.out, st)
-	return nil
+	return tableFact(ctx, s, c, s.conn.Admin().CompactionState)
 }
 
 // encodedName extracts the encoded name from "<table>,<start>,<id>.<enc>.".

@@ -133,18 +133,18 @@ func (r *Region) collectGarbage(ctx context.Context, mode gcMode) (GCStats, erro
 	var st GCStats
 	now := r.opts.Now()
 	desc := r.Descriptor()
-	// view: the writes begun before the scan's view, and whether it holds
-	// them all; own counts the pass's commits since.
-	view, whole := r.writes.quiet()
+	// view: the writes begun before the scan's view; own counts the
+	// pass's commits since. keep: the view holds every write, so a
+	// cleaning pass takes the rows' values along and may clean a row
+	// without reading it again, until a write not its own begins.
+	view, quiet := r.writes.quiet()
+	keep := quiet && mode != gcSurvey
 	var own uint64
 	store, err := r.engine.NewIter(storage.IterOptions{Lower: r.lower, Upper: r.upper})
 	if err != nil {
 		return st, err
 	}
 	defer store.Close()
-	if r.afterGCView != nil {
-		r.afterGCView()
-	}
 	var it cellIter
 	it.reset(store)
 	var rowKeys []gcKey
@@ -171,8 +171,7 @@ func (r *Region) collectGarbage(ctx context.Context, mode gcMode) (GCStats, erro
 			continue
 		}
 		prefix = append(prefix[:0], it.RowPrefix()...)
-		// A pass that may clean without a re-read takes the values along.
-		keep := whole && mode != gcSurvey
+		keep = keep && !r.writes.since(view+own)
 		rowKeys, arena, err = collectRowKeys(&it, prefix, rowKeys[:0], arena[:0], keep)
 		if err != nil {
 			return st, err
@@ -197,7 +196,11 @@ func (r *Region) collectGarbage(ctx context.Context, mode gcMode) (GCStats, erro
 		if keep {
 			read = &gcRead{keys: rowKeys, writes: view + own}
 		}
-		n, wrote, err := r.cleanRow(ctx, prefix, r.userRow(rowKeys[0].k.Row), desc, now, read, &scratch)
+		row := r.userRow(rowKeys[0].k.Row)
+		if r.beforeCleanRow != nil {
+			r.beforeCleanRow(row)
+		}
+		n, wrote, err := r.cleanRow(ctx, prefix, row, desc, now, read, &scratch)
 		if mode == gcCleanGated {
 			r.gate.RUnlock()
 		}

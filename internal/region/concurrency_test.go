@@ -216,16 +216,17 @@ func TestMajorCompactionKeepsConcurrentWrites(t *testing.T) {
 }
 
 // TestMajorCompactionRereadsRowsWrittenAfterItsView: a put made after a
-// pass took its view, to the very key the view holds (an explicit
-// timestamp), survives the pass: the pass reads the rows again rather
-// than write an image of the view's cells and delete the key it saw, now
-// the new put's.
+// pass read a row over its view and before it cleans the row, to the
+// very key the view holds (an explicit timestamp), survives the pass: the
+// pass reads the row again under its lock rather than write an image of
+// the view's cells and delete the key it saw, now the new put's.
 func TestMajorCompactionRereadsRowsWrittenAfterItsView(t *testing.T) {
 	ctx := context.Background()
 	r := looseRowsRegion(t, 20)
-	r.afterGCView = func() {
-		r.afterGCView = nil
-		mustMutate(t, r, put("r07", "f1", "q1", 11, "w"))
+	r.beforeCleanRow = func(row []byte) {
+		if string(row) == "r07" {
+			mustMutate(t, r, put("r07", "f1", "q1", 11, "w"))
+		}
 	}
 	if err := r.Compact(ctx, true); err != nil {
 		t.Fatal(err)

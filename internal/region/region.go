@@ -131,9 +131,9 @@ type Region struct {
 	// pass's survey and its decision: writes it makes count as made
 	// during the survey.
 	afterSurvey func()
-	// afterGCView, when set (tests), runs once a garbage pass has taken
-	// its view of the region.
-	afterGCView func()
+	// beforeCleanRow, when set (tests), runs as a garbage pass is about to
+	// clean row, having read it over its view.
+	beforeCleanRow func(row []byte)
 
 	locks rowLocks
 	clock rowClock

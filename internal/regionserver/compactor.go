@@ -229,10 +229,14 @@ func (c *compactor) runPass(j *compactJob) {
 	}
 	c.mu.Lock()
 	j.passed = true
-	c.mu.running = slices.DeleteFunc(c.mu.running, func(r *compactJob) bool { return r == j })
+	c.dropRunningLocked(j)
 	c.mu.passed = append(c.mu.passed, j)
 	c.mu.Unlock()
 	c.signal()
+}
+
+func (c *compactor) dropRunningLocked(j *compactJob) {
+	c.mu.running = slices.DeleteFunc(c.mu.running, func(r *compactJob) bool { return r == j })
 }
 
 // compactRanges compacts the key spans of jobs, those of adjacent regions
@@ -270,7 +274,7 @@ func (c *compactor) compactRanges(ctx context.Context, jobs []*compactJob) {
 // that waited for it start.
 func (c *compactor) done(j *compactJob, err error) {
 	c.mu.Lock()
-	c.mu.running = slices.DeleteFunc(c.mu.running, func(r *compactJob) bool { return r == j })
+	c.dropRunningLocked(j)
 	c.mu.Unlock()
 	c.signal()
 	c.finish(j, err)
