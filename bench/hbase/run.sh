@@ -57,6 +57,8 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
+# shellcheck source=../scripts/lib.sh
+. "$repo/bench/scripts/lib.sh"
 
 records=200000
 duration=45
@@ -141,23 +143,6 @@ cleanup() { stop_server; rm -rf "$work"; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# cpu_ticks PID: the process's user+system CPU time in clock ticks.
-cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
-
-# wait_ready MASTER NAME: until the master is initialized (HBase's answers
-# "list" before it takes DDL): a probe table is created and dropped.
-wait_ready() {
-	for _ in $(seq 1 180); do
-		kill -0 "$server_pid" 2>/dev/null || { echo "run.sh: $2 exited while starting; see $out/$2/server.log" >&2; exit 1; }
-		if "$weir" shell --master "$1" -e "create 'weir_bench_probe', 'f'; disable 'weir_bench_probe'; drop 'weir_bench_probe'" >/dev/null 2>&1; then
-			return 0
-		fi
-		sleep 1
-	done
-	echo "run.sh: $2 did not answer on $1 within 180 s" >&2
-	exit 1
-}
-
 # wait_idle: major_compact returns at once and compacts in the
 # background; wait until the server uses under 10% of a core over 5 s
 # (at least 10 s, at most 180 s) so that workload A does not run against a
@@ -202,18 +187,13 @@ compact() {
 	"$weir" shell --master "$1" -e "flush 'usertable'; major_compact 'usertable'" >/dev/null
 	# Both servers queue the compaction and return; compaction_state says
 	# when the regions are done, wait_idle when the rest has settled.
-	local i state
-	for i in $(seq 1 180); do
-		if ! state=$("$weir" shell --master "$1" -e "compaction_state 'usertable'" 2>&1); then
-			log "compaction_state failed ($state); waiting for the server to go idle instead"
-			break
-		fi
-		if [ "$(echo "$state" | head -1)" = NONE ]; then
-			log "compaction done after about $((i * 2)) s"
-			break
-		fi
-		sleep 2
-	done
+	local t0=$SECONDS st=0
+	wait_compaction "$weir" "$1" 360 || st=$?
+	case $st in
+	0) log "compaction done after about $((SECONDS - t0)) s" ;;
+	1) log "compaction_state failed; waiting for the server to go idle instead" ;;
+	*) log "compaction_state still not NONE after 360 s; waiting for the server to go idle" ;;
+	esac
 	wait_idle
 }
 
@@ -310,7 +290,7 @@ EOF
 	"${pin_server[@]}" java "${jopts[@]}" -cp "$data/conf:$(cat "$work/classpath.txt")" \
 		org.apache.hadoop.hbase.master.HMaster start >"$dir/server.log" 2>&1 &
 	server_pid=$!
-	wait_ready "127.0.0.1:$hb_master" hbase
+	wait_ready "$weir" "127.0.0.1:$hb_master" "$server_pid" "$dir/server.log"
 	log "HBase is up (pid $server_pid)"
 	workloads "127.0.0.1:$hb_master" "$dir"
 	stop_server
@@ -324,7 +304,7 @@ run_weir() {
 		--regionserver-port "$w_rs" --regionserver-info-port "$w_rsinfo" --etcd-port "$w_etcd" \
 		--quota-enabled=true -D hbase.wal.hsync="$wal_hsync" >"$dir/server.log" 2>&1 &
 	server_pid=$!
-	wait_ready "127.0.0.1:$w_master" weir
+	wait_ready "$weir" "127.0.0.1:$w_master" "$server_pid" "$dir/server.log"
 	log "Weir is up (pid $server_pid)"
 	workloads "127.0.0.1:$w_master" "$dir"
 	stop_server

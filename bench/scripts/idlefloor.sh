@@ -14,13 +14,11 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 B=${1:-$root/bin/weir}; N=${2:-2}; D=/tmp/idlefloor
-rm -rf "$D"
-"$B" standalone --data "$D" --port 36000 --regionserver-port 36020 --etcd-port 36379 --info-port 36010 \
-	--regionserver-info-port 36030 >"$D.log" 2>&1 &
-P=$!
+# shellcheck source=lib.sh
+. "$root/bench/scripts/lib.sh"
 bg=()
-trap 'kill "${bg[@]}" 2>/dev/null || true; kill $P 2>/dev/null; wait $P 2>/dev/null || true' EXIT
-sleep 6
+trap 'kill "${bg[@]}" 2>/dev/null || true; weir_stop' EXIT
+weir_start "$B" "$D" 36000
 "$B" shell --master 127.0.0.1:36000 -e "create 'usertable', 'family'" >/dev/null
 "$B" bench load -P "$root/workloads/workloadc" -p recordcount=20000 -threads 8 --master 127.0.0.1:36000 >/dev/null 2>&1
 run() {

@@ -13,26 +13,21 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 B=${1:-$root/bin/weir}; T=${2:-run}; R=${RECORDS:-200000}; D=/tmp/majorcompact-$T
 M=127.0.0.1:26000
-rm -rf "$D"
+# shellcheck source=lib.sh
+. "$root/bench/scripts/lib.sh"
 # shellcheck disable=SC2086
-"$B" standalone --data "$D" --port 26000 --regionserver-port 26020 --etcd-port 26379 --info-port 26010 \
-	--regionserver-info-port 26030 -D hbase.wal.hsync=false ${SERVER_FLAGS:-} >"$D.log" 2>&1 &
-P=$!
-trap 'kill $P 2>/dev/null; wait $P 2>/dev/null || true' EXIT
-sleep 6
-"$B" shell --master $M -e "create 'usertable', 'family', SPLITS => ['user1','user2','user3','user4','user5','user6','user7','user8','user9']" >/dev/null
+weir_start "$B" "$D" 26000 -D hbase.wal.hsync=false ${SERVER_FLAGS:-}
+P=$weir_pid
+trap weir_stop EXIT
+create_usertable "$B" $M
 GOMAXPROCS=1 "$B" bench load -P "$root/workloads/workloada" -p recordcount="$R" -threads 16 --master $M >/dev/null 2>&1
 "$B" shell --master $M -e "flush 'usertable'" >/dev/null
 sleep 3
 mb() { curl -s http://127.0.0.1:26030/metrics | awk '/^weir_storage_(compacted|flushed)_bytes_total/{printf "%s %.0f ", $1, $2/1e6}'; }
-cpu() { awk '{print $14+$15}' "/proc/$P/stat"; }
-m0=$(mb); c0=$(cpu); t0=$(date +%s.%N)
+m0=$(mb); c0=$(cpu_ticks $P); t0=$(date +%s.%N)
 "$B" shell --master $M -e "major_compact 'usertable'" >/dev/null
-for _ in $(seq 1200); do
-	[ "$("$B" shell --master $M -e "compaction_state 'usertable'" | head -1)" = NONE ] && break
-	sleep 0.5
-done
-t1=$(date +%s.%N); c1=$(cpu); m1=$(mb)
+wait_compaction "$B" $M 600 || echo "$0: the major compaction did not end within 600 s" >&2
+t1=$(date +%s.%N); c1=$(cpu_ticks $P); m1=$(mb)
 python3 - "$T" "$t0" "$t1" "$c0" "$c1" "$m0" "$m1" <<'PY'
 import sys
 tag, t0, t1, c0, c1 = sys.argv[1], *map(float, sys.argv[2:6])

@@ -19,36 +19,31 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 B=${1:-$root/bin/weir}; T=${2:-run}
 R=${RECORDS:-200000}; DUR=${DURATION:-25}; D=/tmp/phases-$T
-rm -rf "$D"
+# shellcheck source=lib.sh
+. "$root/bench/scripts/lib.sh"
+M=127.0.0.1:36000
 # shellcheck disable=SC2086
-"$B" standalone --data "$D" --port 36000 --regionserver-port 36020 --etcd-port 36379 --info-port 36010 \
-	--regionserver-info-port 36030 --pprof 127.0.0.1:36099 -D hbase.wal.hsync=false ${SERVER_FLAGS:-} >"$D.log" 2>&1 &
-P=$!
-trap 'kill $P 2>/dev/null; wait $P 2>/dev/null || true' EXIT
-sleep 6
-"$B" shell --master 127.0.0.1:36000 -e "create 'usertable', 'family', SPLITS => ['user1','user2','user3','user4','user5','user6','user7','user8','user9']" >/dev/null
-GOMAXPROCS=1 "$B" bench load -P "$root/workloads/workloada" -p recordcount="$R" -threads 16 --master 127.0.0.1:36000 >/dev/null 2>&1
-"$B" shell --master 127.0.0.1:36000 -e "flush 'usertable'; major_compact 'usertable'" >/dev/null
-# major_compact returns once the compaction is queued, as HBase's does.
-for _ in $(seq 1 300); do
-	[ "$("$B" shell --master 127.0.0.1:36000 -e "compaction_state 'usertable'" | head -1)" = NONE ] && break
-	sleep 2
-done
+weir_start "$B" "$D" 36000 -D hbase.wal.hsync=false ${SERVER_FLAGS:-}
+P=$weir_pid
+trap weir_stop EXIT
+create_usertable "$B" $M
+GOMAXPROCS=1 "$B" bench load -P "$root/workloads/workloada" -p recordcount="$R" -threads 16 --master $M >/dev/null 2>&1
+"$B" shell --master $M -e "flush 'usertable'; major_compact 'usertable'" >/dev/null
+wait_compaction "$B" $M 600 || echo "$0: the major compaction did not end within 600 s" >&2
 sleep 25
-cpu() { awk '{print $14+$15}' "/proc/$P/stat"; }
 for W in ${WORKLOADS:-a e f}; do
 	limit=(-p operationcount=0 -p maxexecutiontime="$DUR")
 	if [ "$W" = a ] && [ -n "${A_OPS:-}" ]; then
 		limit=(-p operationcount="$A_OPS" -p maxexecutiontime=600)
 	fi
-	s0=$(cpu)
+	s0=$(cpu_ticks $P)
 	GOMAXPROCS=1 /usr/bin/time -f "%U %S" -o "$D-$W.time" "$B" bench run -P "$root/workloads/workload$W" \
-		-p recordcount="$R" "${limit[@]}" -threads 16 --master 127.0.0.1:36000 \
+		-p recordcount="$R" "${limit[@]}" -threads 16 --master $M \
 		--json >"$D-$W.json" 2>/dev/null &
 	sleep 5
 	curl -s -o "$D-$W.prof" "http://127.0.0.1:36099/debug/pprof/profile?seconds=15"
 	wait $!
-	s1=$(cpu)
+	s1=$(cpu_ticks $P)
 	python3 - "$D-$W.json" "$D-$W.time" "$s0" "$s1" "$T $W" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1])); u, s = map(float, open(sys.argv[2]).read().split()[-2:])
