@@ -30,7 +30,7 @@ func (r *Region) Flush(ctx context.Context) error {
 // then compacts the range to the bottom level so the space is reclaimed.
 func (r *Region) Compact(ctx context.Context, major bool) error {
 	if major {
-		if err := r.MajorGarbagePass(ctx); err != nil {
+		if _, err := r.MajorGarbagePass(ctx, ""); err != nil {
 			return err
 		}
 	}
@@ -44,20 +44,29 @@ func (r *Region) Compact(ctx context.Context, major bool) error {
 // regions runs every pass before the first range compaction: the regions
 // share one LSM, whose files span region boundaries, so a range
 // compaction after each pass would rewrite the regions not yet passed.
-func (r *Region) MajorGarbagePass(ctx context.Context) error {
+//
+// Given a path for a temporary file (on the store's FS), a region that no
+// one writes to is passed in one file that replaces its keys
+// (replacePass); then it reports true, and its range needs no
+// compaction: the file is its bottom level. Otherwise, or without a
+// path, it is passed row by row.
+func (r *Region) MajorGarbagePass(ctx context.Context, path string) (replaced bool, err error) {
 	if err := r.enter(); err != nil {
-		return err
+		return false, err
 	}
 	defer r.gate.RUnlock()
 	// A major compaction is a garbage pass: the automatic one counts
 	// from here (autogc.go).
 	r.gc.cleaned(r.requests.reads.Load())
-	st, err := r.collectGarbage(ctx, gcClean)
+	st, replaced, err := r.replacePass(ctx, path)
+	if err == nil && !replaced {
+		st, err = r.collectGarbage(ctx, gcClean)
+	}
 	if err != nil {
-		return err
+		return false, err
 	}
 	r.gc.passed(st)
-	return nil
+	return replaced, nil
 }
 
 // KeySpan returns the region's keys in the store: [lower, upper). The
@@ -251,19 +260,12 @@ func (r *Region) cleanRow(ctx context.Context, prefix, row []byte, desc *TableDe
 		}
 	}
 	drops := gcRow(keys, desc, now)
-	kept := sc.kept[:0]
+	kept := keepCells(keys, drops, sc.kept[:0])
 	defer func() { sc.kept = kept[:0] }()
 	hadImage, stored := false, false
-	for i, j := 0, 0; i < len(keys); i++ {
-		k := &keys[i]
-		hadImage = hadImage || k.fromImage
-		stored = stored || !k.fromImage
-		if k.dropped = j < len(drops) && bytes.Equal(drops[j], k.key); k.dropped {
-			j++
-			continue
-		}
-		kept = append(kept, imageCell{family: k.k.Family, qualifier: k.k.Qualifier, ts: k.k.Timestamp,
-			typ: cell.Type(k.k.Type), value: k.value})
+	for i := range keys {
+		hadImage = hadImage || keys[i].fromImage
+		stored = stored || !keys[i].fromImage
 	}
 	image := r.imagesOn() && imageFits(row, kept)
 	if len(drops) == 0 && !(image && stored) {
@@ -311,6 +313,22 @@ func (r *Region) cleanRow(ctx context.Context, prefix, row []byte, desc *TableDe
 		return 0, true, err
 	}
 	return int64(len(drops)), true, nil
+}
+
+// keepCells marks the keys that drops (gcRow's, in the same order) names
+// as dropped, and appends the others to kept as the cells of the row's
+// image.
+func keepCells(keys []gcKey, drops [][]byte, kept []imageCell) []imageCell {
+	for i, j := 0, 0; i < len(keys); i++ {
+		k := &keys[i]
+		if k.dropped = j < len(drops) && bytes.Equal(drops[j], k.key); k.dropped {
+			j++
+			continue
+		}
+		kept = append(kept, imageCell{family: k.k.Family, qualifier: k.k.Qualifier, ts: k.k.Timestamp,
+			typ: cell.Type(k.k.Type), value: k.value})
+	}
+	return kept
 }
 
 // readRowKeys reads the row of prefix's cells, with their values, over a

@@ -663,6 +663,9 @@ type metaConfig struct {
 	minorEvery int
 	kv         bool // scans go through NextKV (the region server's path)
 	rowCache   bool // Gets go through a row cache
+	// replace: a major compaction's pass replaces a region's keys with
+	// one file where it can (replacePass), as a region server's does.
+	replace bool
 }
 
 var metaConfigs = []metaConfig{
@@ -671,7 +674,8 @@ var metaConfigs = []metaConfig{
 	{name: "flush-every-op", opts: storage.Options{MemTableSize: 64 << 10, L0CompactionThreshold: 1}, flushEvery: 1},
 	{name: "minor-compact-every-5", opts: storage.Options{MemTableSize: 64 << 10, DisableAutomaticCompactions: true},
 		flushEvery: 2, minorEvery: 5, kv: true},
-	{name: "row-cache", opts: storage.Options{MemTableSize: 64 << 10}, rowCache: true},
+	{name: "row-cache", opts: storage.Options{MemTableSize: 64 << 10}, rowCache: true, replace: true},
+	{name: "replace-pass", opts: storage.Options{MemTableSize: 64 << 10}, kv: true, replace: true},
 }
 
 // metaRegion is one option set's table: an engine and the regions serving
@@ -685,6 +689,7 @@ type metaRegion struct {
 	fams    []FamilyDescriptor // the current schema, for Reopen and Split
 	nextID  int64
 	cache   *RowCache // nil unless cfg.rowCache
+	tmp     int       // files named for compact's replacing passes
 }
 
 func openMetaRegion(t testing.TB, cfg *metaConfig, fams []FamilyDescriptor, clk *testClock) *metaRegion {
@@ -711,6 +716,21 @@ func (mr *metaRegion) open(info Info) (*Region, error) {
 	info.RegionID = mr.nextID
 	mr.nextID++
 	return Open(mr.e, info, TableDescriptor{Name: "meta", Families: cloneFams(mr.fams)}, Options{Now: mr.clk.Now, RowCache: mr.cache})
+}
+
+// compact compacts r: with cfg.replace, a major compaction whose pass
+// replaced the region's keys needs no range compaction, as in the region
+// server's compactor.
+func (mr *metaRegion) compact(ctx context.Context, r *Region, major bool) error {
+	if !major || !mr.cfg.replace {
+		return r.Compact(ctx, major)
+	}
+	mr.tmp++
+	replaced, err := r.MajorGarbagePass(ctx, fmt.Sprintf("major-%d.sst", mr.tmp))
+	if err != nil || replaced {
+		return err
+	}
+	return r.CompactRange(ctx)
 }
 
 func (mr *metaRegion) close() {
@@ -882,7 +902,7 @@ func runRegion(ctx context.Context, mr *metaRegion, op *metaOp) string {
 		return renderErr(mr.regions[0].Flush(ctx))
 	case opMinorCompact, opMajorCompact:
 		for _, r := range mr.regions {
-			if err := r.Compact(ctx, op.kind == opMajorCompact); err != nil {
+			if err := mr.compact(ctx, r, op.kind == opMajorCompact); err != nil {
 				return renderErr(err)
 			}
 		}

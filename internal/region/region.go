@@ -134,6 +134,9 @@ type Region struct {
 	// beforeCleanRow, when set (tests), runs as a garbage pass is about to
 	// clean row, having read it over its view.
 	beforeCleanRow func(row []byte)
+	// beforeReplace, when set (tests), runs as a replacing pass is about
+	// to swap its file in (compact_replace.go).
+	beforeReplace func()
 
 	locks rowLocks
 	clock rowClock

@@ -40,7 +40,7 @@ type compactor struct {
 	threads int
 	// pass, span and compactSpan are a job's garbage pass, its region's
 	// key span and the compaction of a span; tests replace them.
-	pass        func(context.Context, *hosted) error
+	pass        func(context.Context, *hosted) (replaced bool, err error)
 	span        func(*hosted) (lower, upper []byte)
 	compactSpan func(ctx context.Context, lower, upper []byte) error
 	// wake tells the workers that there may be work: a job queued, a
@@ -74,9 +74,18 @@ type compactJob struct {
 	cancel context.CancelFunc
 }
 
-func newCompactor(log *slog.Logger, m *compactionMetrics, threads int, store *storage.Engine) *compactor {
+// newCompactor makes the compactor; tmpPath names a temporary file for a
+// pass that replaces its region's keys with one file.
+func newCompactor(log *slog.Logger, m *compactionMetrics, threads int, store *storage.Engine,
+	tmpPath func(kind string) (string, error)) *compactor {
 	return &compactor{log: log, metrics: m, threads: threads, wake: make(chan struct{}, threads),
-		pass:        func(ctx context.Context, h *hosted) error { return h.r.MajorGarbagePass(ctx) },
+		pass: func(ctx context.Context, h *hosted) (bool, error) {
+			path, err := tmpPath("major")
+			if err != nil {
+				return false, err
+			}
+			return h.r.MajorGarbagePass(ctx, path)
+		},
 		span:        func(h *hosted) ([]byte, []byte) { return h.r.KeySpan() },
 		compactSpan: store.Compact,
 	}
@@ -222,7 +231,9 @@ func (c *compactor) takeLocked(ctx context.Context) []*compactJob {
 // which j waits for its range compaction.
 func (c *compactor) runPass(j *compactJob) {
 	if j.major {
-		if err := c.pass(j.ctx, j.h); err != nil {
+		replaced, err := c.pass(j.ctx, j.h)
+		if err != nil || replaced {
+			// A replaced region's keys are one file at the bottom already.
 			c.done(j, err)
 			return
 		}

@@ -25,7 +25,7 @@ func counterValue(t *testing.T, c *compactor, kind, outcome string) float64 {
 
 // testCompactor has no store: tests set its pass, span and compactSpan.
 func testCompactor(threads int) *compactor {
-	c := newCompactor(slog.New(slog.DiscardHandler), newCompactionMetrics(prometheus.NewRegistry()), threads, nil)
+	c := newCompactor(slog.New(slog.DiscardHandler), newCompactionMetrics(prometheus.NewRegistry()), threads, nil, nil)
 	c.span = func(*hosted) ([]byte, []byte) { return []byte("a"), []byte("b") }
 	return c
 }
@@ -93,7 +93,7 @@ func TestCompactorPassesFirst(t *testing.T) {
 		order             []string
 		inPass, maxInPass int
 	)
-	c.pass = func(ctx context.Context, h *hosted) error {
+	c.pass = func(ctx context.Context, h *hosted) (bool, error) {
 		mu.Lock()
 		inPass++
 		maxInPass = max(maxInPass, inPass)
@@ -103,7 +103,7 @@ func TestCompactorPassesFirst(t *testing.T) {
 		inPass--
 		order = append(order, "pass")
 		mu.Unlock()
-		return nil
+		return false, nil
 	}
 	c.compactSpan = func(ctx context.Context, lower, upper []byte) error {
 		mu.Lock()
@@ -171,7 +171,7 @@ func TestCompactorForgetPassed(t *testing.T) {
 	c.request(b, true)
 	ctx := context.Background()
 	jobs := c.next(ctx)
-	c.pass = func(context.Context, *hosted) error { return nil }
+	c.pass = func(context.Context, *hosted) (bool, error) { return false, nil }
 	c.runPass(jobs[0]) // a's pass: a now waits for b's pass
 	if got := c.state(a); got != hbasepb.GetRegionInfoResponse_MAJOR {
 		t.Fatalf("a's state after its pass = %v, want MAJOR", got)

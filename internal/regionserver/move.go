@@ -72,7 +72,8 @@ func (m *moves) fencedLocked(encoded string) bool {
 func (rs *RegionServer) serveMoves(h interface {
 	Handle(string, http.Handler)
 }) {
-	// Files of moves a crash interrupted; none is in flight at start.
+	// Files of moves and major compactions a crash interrupted; none is in
+	// flight at start.
 	_ = rs.engine.FS().RemoveAll(filepath.Join(rs.cfg.DataDir, "move-tmp"))
 	h.Handle(meta.MovePathExport, http.HandlerFunc(rs.httpExport))
 	h.Handle(meta.MovePathAbort, http.HandlerFunc(rs.httpAbort))

@@ -114,7 +114,7 @@ func Start(ctx context.Context, cfg Config) (*RegionServer, error) {
 		return nil, err
 	}
 	rs.metrics = newMetrics(rs)
-	rs.compactor = newCompactor(rs.log, newCompactionMetrics(rs.metrics.reg), cfg.CompactionThreads, engine)
+	rs.compactor = newCompactor(rs.log, newCompactionMetrics(rs.metrics.reg), cfg.CompactionThreads, engine, rs.tmpPath)
 	var clientHandler hbaserpc.Handler = rs.client
 	if !cfg.QuotaDisabled {
 		if rs.quota, err = newQuotaGate(rs.client, quota.Config{Mode: cfg.QuotaMode, MaxWait: cfg.QuotaMaxWait,
