@@ -26,7 +26,9 @@ import (
 //
 // A job has two steps: a major compaction's garbage pass
 // (region.MajorGarbagePass), then the compaction of the region's key
-// range down to the bottom level. The range compactions wait while any
+// range down to the bottom level; a pass that replaced the region's keys
+// with one file at the bottom level (a region no one wrote to meanwhile)
+// ends the job. The range compactions wait while any
 // pass is queued or running, and then the ranges of adjacent regions are
 // compacted as one. The regions share one LSM whose files straddle region
 // boundaries: compacting each region's range right after its pass also

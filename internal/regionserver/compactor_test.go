@@ -3,6 +3,7 @@ package regionserver
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -213,4 +214,49 @@ func TestAutoPassStop(t *testing.T) {
 		t.Fatal("a pass that ended was stopped again through its region")
 	}
 	a.end()
+}
+
+// TestCompactorReplacedNeedsNoRange: a job whose pass replaced its
+// region's keys with one file ends without a range compaction; its
+// neighbour's range is compacted alone.
+func TestCompactorReplacedNeedsNoRange(t *testing.T) {
+	c := testCompactor(1)
+	a, b := &hosted{}, &hosted{}
+	spans := map[*hosted]string{a: "a", b: "b"}
+	c.span = func(h *hosted) ([]byte, []byte) { return []byte(spans[h]), []byte{spans[h][0] + 1} }
+	var mu sync.Mutex
+	var order []string
+	c.pass = func(ctx context.Context, h *hosted) (bool, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		order = append(order, "pass "+spans[h])
+		return h == a, nil
+	}
+	c.compactSpan = func(ctx context.Context, lower, upper []byte) error {
+		mu.Lock()
+		defer mu.Unlock()
+		order = append(order, "compact "+string(lower)+"-"+string(upper))
+		return nil
+	}
+	c.request(a, true)
+	c.request(b, true)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { c.run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	deadline := time.Now().Add(10 * time.Second)
+	for c.state(a) != hbasepb.GetRegionInfoResponse_NONE || c.state(b) != hbasepb.GetRegionInfoResponse_NONE {
+		if time.Now().After(deadline) {
+			t.Fatal("compactions did not finish")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if want := []string{"pass a", "pass b", "compact b-c"}; !slices.Equal(order, want) {
+		t.Fatalf("steps %v, want %v", order, want)
+	}
+	if got := counterValue(t, c, "major", "done"); got != 2 {
+		t.Errorf("weir_compactions_total{major,done} = %v, want 2", got)
+	}
 }
