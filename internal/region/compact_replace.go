@@ -15,7 +15,7 @@ var errWritesBegan = errors.New("region: a write began during the replacing pass
 // replacePass is a major compaction's garbage pass in one file: it reads
 // the region over one view, drops each row's garbage (gcRow), writes what
 // is left of every row as its image where it fits one (its keys where it
-// does not) into a new SST at path, and swaps that file in for every key
+// does not, or where images are off) into a new SST at path, and swaps that file in for every key
 // of the region at once (storage.Engine.ReplaceSpan). The rows are
 // written once, into the bottom of the LSM, where the row-by-row pass
 // sends every image and deletion through the memtable, the WAL and then
@@ -26,11 +26,12 @@ var errWritesBegan = errors.New("region: a write began during the replacing pass
 // region's writes held back (writeSeq.pause) after checking that none
 // began since its view. It reports false, having changed nothing, when it
 // did not replace the region: then the row-by-row pass runs (a region
-// being written to, an empty one, hbase:meta's, the last region of the
-// last table id, or rows as keys by configuration).
+// being written to, an empty one, hbase:meta's, or the last region of the
+// last table id). With row images off (Options.NoRowImages) the rows go
+// into the file as their keys.
 func (r *Region) replacePass(ctx context.Context, path string) (GCStats, bool, error) {
 	var st GCStats
-	if path == "" || !r.imagesOn() || r.upper == nil {
+	if path == "" || r.opts.RowOrder != nil || r.upper == nil {
 		return st, false, nil
 	}
 	view, quiet := r.writes.quiet()
@@ -86,7 +87,7 @@ func (r *Region) replacePass(ctx context.Context, path string) (GCStats, bool, e
 			if len(kept) == 0 {
 				continue // the row is gone
 			}
-			if row := r.userRow(rowKeys[0].k.Row); imageFits(row, kept) {
+			if row := r.userRow(rowKeys[0].k.Row); r.imagesOn() && imageFits(row, kept) {
 				image = appendImage(image[:0], row, kept)
 				if err := w.Set(prefix, image); err != nil {
 					return err

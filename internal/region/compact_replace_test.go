@@ -112,3 +112,24 @@ func TestReplacePassGivesWayToAWrite(t *testing.T) {
 		t.Fatal("major.sst left behind")
 	}
 }
+
+// With row images off, a replacing pass writes the rows' keys.
+func TestReplacePassWithoutImages(t *testing.T) {
+	ctx := context.Background()
+	r, _ := openTestRegionOpts(t, Options{NoRowImages: true})
+	for i := range 10 {
+		for v := range 5 { // two versions too many in f1 (VERSIONS 3)
+			mustMutate(t, r, put(fmt.Sprintf("r%02d", i), "f1", "q", int64(10+v), fmt.Sprint("v", v)))
+		}
+	}
+	before := scanText(t, r, false)
+	if replaced, err := majorCompact(ctx, r, "major.sst"); err != nil || !replaced {
+		t.Fatalf("MajorGarbagePass = %v, %v; want replaced", replaced, err)
+	}
+	if after := scanText(t, r, false); after != before {
+		t.Fatalf("rows changed:\nbefore\n%s\nafter\n%s", before, after)
+	}
+	if keys, images := keysAndImages(t, r); keys != 30 || images != 0 {
+		t.Fatalf("store holds %d keys, %d images; want 30 keys, no image", keys, images)
+	}
+}
