@@ -12,6 +12,8 @@ import (
 	"net/url"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"syscall"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -74,29 +76,24 @@ func StartEmbedded(cfg EmbeddedConfig) (*Embedded, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	clientPort, err := pickPort(cfg.Bind, cfg.ClientPort)
-	if err != nil {
-		return nil, err
-	}
-	peerPort, err := pickPort(cfg.Bind, cfg.PeerPort)
-	if err != nil {
-		return nil, err
-	}
-	ec := embed.NewConfig()
-	ec.Name = "weir"
-	ec.Dir = filepath.Join(cfg.Dir, "etcd")
-	cu := url.URL{Scheme: "http", Host: net.JoinHostPort(cfg.Bind, strconv.Itoa(clientPort))}
-	pu := url.URL{Scheme: "http", Host: net.JoinHostPort(cfg.Bind, strconv.Itoa(peerPort))}
-	ec.ListenClientUrls, ec.AdvertiseClientUrls = []url.URL{cu}, []url.URL{cu}
-	ec.ListenPeerUrls, ec.AdvertisePeerUrls = []url.URL{pu}, []url.URL{pu}
-	ec.InitialCluster = ec.InitialClusterFromName(ec.Name)
-	ec.ListenMetricsUrls = nil
-	ec.LogLevel = "error"
-	ec.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.NewNop())
-	ec.AutoCompactionMode = "periodic"
-	ec.AutoCompactionRetention = "1h"
-	e, err := embed.StartEtcd(ec)
-	if err != nil {
+	// A port picked free can be taken before etcd binds it (by another
+	// process's listener or outgoing connection): pick again.
+	var e *embed.Etcd
+	var cu url.URL
+	for attempt := 1; ; attempt++ {
+		var ec *embed.Config
+		var err error
+		ec, cu, err = etcdConfig(cfg)
+		if err != nil {
+			return nil, err
+		}
+		e, err = embed.StartEtcd(ec)
+		if err == nil {
+			break
+		}
+		if attempt < 5 && (cfg.ClientPort == 0 || cfg.PeerPort == 0) && addrInUse(err) {
+			continue
+		}
 		return nil, fmt.Errorf("coord: starting embedded etcd in %s: %w", ec.Dir, err)
 	}
 	select {
@@ -116,6 +113,41 @@ func (e *Embedded) ClientURL() string { return e.clientURL }
 
 // Close stops the member.
 func (e *Embedded) Close() { e.etcd.Close() }
+
+// etcdConfig is the single member's configuration, on cfg's ports or,
+// where they are 0, on free ones; cu is its client URL.
+func etcdConfig(cfg EmbeddedConfig) (ec *embed.Config, cu url.URL, err error) {
+	clientPort, err := freePort(cfg.Bind, cfg.ClientPort)
+	if err != nil {
+		return nil, cu, err
+	}
+	peerPort, err := freePort(cfg.Bind, cfg.PeerPort)
+	if err != nil {
+		return nil, cu, err
+	}
+	ec = embed.NewConfig()
+	ec.Name = "weir"
+	ec.Dir = filepath.Join(cfg.Dir, "etcd")
+	cu = url.URL{Scheme: "http", Host: net.JoinHostPort(cfg.Bind, strconv.Itoa(clientPort))}
+	pu := url.URL{Scheme: "http", Host: net.JoinHostPort(cfg.Bind, strconv.Itoa(peerPort))}
+	ec.ListenClientUrls, ec.AdvertiseClientUrls = []url.URL{cu}, []url.URL{cu}
+	ec.ListenPeerUrls, ec.AdvertisePeerUrls = []url.URL{pu}, []url.URL{pu}
+	ec.InitialCluster = ec.InitialClusterFromName(ec.Name)
+	ec.ListenMetricsUrls = nil
+	ec.LogLevel = "error"
+	ec.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.NewNop())
+	ec.AutoCompactionMode = "periodic"
+	ec.AutoCompactionRetention = "1h"
+	return ec, cu, nil
+}
+
+// addrInUse reports whether err is a listener's "address already in use".
+func addrInUse(err error) bool {
+	return errors.Is(err, syscall.EADDRINUSE) || strings.Contains(err.Error(), "address already in use")
+}
+
+// freePort is pickPort; tests replace it.
+var freePort = pickPort
 
 // pickPort returns port, or a free one if port is 0.
 func pickPort(host string, port int) (int, error) {

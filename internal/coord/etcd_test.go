@@ -2,6 +2,7 @@ package coord
 
 import (
 	"context"
+	"net"
 	"testing"
 	"time"
 )
@@ -42,5 +43,30 @@ func TestEmbeddedConfigValidate(t *testing.T) {
 		if c.Validate() == nil {
 			t.Errorf("%+v: no error", c)
 		}
+	}
+}
+
+// A port picked free but taken before etcd binds it is picked again.
+func TestEmbeddedRetriesTakenPort(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	calls := 0
+	freePort = func(host string, port int) (int, error) {
+		if calls++; calls == 1 {
+			return taken.Addr().(*net.TCPAddr).Port, nil // the client port, first try
+		}
+		return pickPort(host, port)
+	}
+	defer func() { freePort = pickPort }()
+	e, err := StartEmbedded(EmbeddedConfig{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if calls < 4 {
+		t.Fatalf("%d ports picked, want a second try", calls)
 	}
 }
