@@ -156,8 +156,7 @@ func (r *Region) collectGarbage(ctx context.Context, mode gcMode) (GCStats, erro
 	defer store.Close()
 	var it cellIter
 	it.reset(store)
-	var rowKeys []gcKey
-	var arena, prefix []byte
+	var row gcRowBuf
 	var scratch gcScratch
 	chunk := time.Now()
 	for ok := it.First(); ok; {
@@ -173,27 +172,19 @@ func (r *Region) collectGarbage(ctx context.Context, mode gcMode) (GCStats, erro
 			}
 		}
 		st.RowsScanned++
-		if h, whole := it.wholeImage(); whole && imageKeepsAll(h, desc, math.MaxInt, func() int64 { return now }) {
+		if h, kept := keptImage(&it, desc, now); kept {
 			// Nothing to drop and nothing to take in: no cell to decode.
 			st.CellsScanned += int64(h.cells)
 			ok = it.rowDone()
 			continue
 		}
-		prefix = append(prefix[:0], it.RowPrefix()...)
 		keep = keep && !r.writes.since(view+own)
-		rowKeys, arena, err = collectRowKeys(&it, prefix, rowKeys[:0], arena[:0], keep)
+		drops, due, err := r.readGCRow(&it, &row, keep, desc, now, &st)
 		if err != nil {
 			return st, err
 		}
-		st.CellsScanned += int64(len(rowKeys))
 		ok = it.Valid()
-		garbage := len(gcRow(rowKeys, desc, now))
-		st.Garbage += int64(garbage)
-		due := r.imageDue(rowKeys)
-		if due {
-			st.Loose += int64(len(rowKeys))
-		}
-		if mode == gcSurvey || (garbage == 0 && !due) {
+		if mode == gcSurvey || (len(drops) == 0 && !due) {
 			continue
 		}
 		if mode == gcCleanGated {
@@ -203,13 +194,13 @@ func (r *Region) collectGarbage(ctx context.Context, mode gcMode) (GCStats, erro
 		}
 		var read *gcRead
 		if keep {
-			read = &gcRead{keys: rowKeys, writes: view + own}
+			read = &gcRead{keys: row.keys, writes: view + own}
 		}
-		row := r.userRow(rowKeys[0].k.Row)
+		userRow := r.userRow(row.keys[0].k.Row)
 		if r.beforeCleanRow != nil {
-			r.beforeCleanRow(row)
+			r.beforeCleanRow(userRow)
 		}
-		n, wrote, err := r.cleanRow(ctx, prefix, row, desc, now, read, &scratch)
+		n, wrote, err := r.cleanRow(ctx, row.prefix, userRow, desc, now, read, &scratch)
 		if mode == gcCleanGated {
 			r.gate.RUnlock()
 		}
@@ -222,6 +213,41 @@ func (r *Region) collectGarbage(ctx context.Context, mode gcMode) (GCStats, erro
 		st.CellsDropped += n
 	}
 	return st, it.Error()
+}
+
+// keptImage reports the image of the row it is at when the image is the
+// row's only key and keeps every cell (imageKeepsAll): a pass has nothing
+// to drop or take in there.
+func keptImage(it *cellIter, desc *TableDescriptor, now int64) (*imageHeader, bool) {
+	h, whole := it.wholeImage()
+	return h, whole && imageKeepsAll(h, desc, math.MaxInt, func() int64 { return now })
+}
+
+// gcRowBuf is the row a pass has read: its prefix and its cells, the
+// cells' bytes in arena. A pass reuses it from row to row.
+type gcRowBuf struct {
+	prefix []byte
+	keys   []gcKey
+	arena  []byte
+}
+
+// readGCRow reads the row it is at into b (the cells' values too, if
+// asked), leaving it past the row, and counts the row into st: its cells,
+// the garbage gcRow finds among them (returned, in store order), and its
+// loose cells when an image is due to take them in (due).
+func (r *Region) readGCRow(it *cellIter, b *gcRowBuf, values bool, desc *TableDescriptor, now int64,
+	st *GCStats) (drops [][]byte, due bool, err error) {
+	b.prefix = append(b.prefix[:0], it.RowPrefix()...)
+	if b.keys, b.arena, err = collectRowKeys(it, b.prefix, b.keys[:0], b.arena[:0], values); err != nil {
+		return nil, false, err
+	}
+	st.CellsScanned += int64(len(b.keys))
+	drops = gcRow(b.keys, desc, now)
+	st.Garbage += int64(len(drops))
+	if due = r.imageDue(b.keys); due {
+		st.Loose += int64(len(b.keys))
+	}
+	return drops, due, nil
 }
 
 // gcRead is a row as a pass read it over its view: its keys with their

@@ -3,7 +3,6 @@ package region
 import (
 	"context"
 	"errors"
-	"math"
 
 	"github.com/weirdb/weir/internal/storage"
 )
@@ -48,10 +47,9 @@ func (r *Region) replacePass(ctx context.Context, path string) (GCStats, bool, e
 	var it cellIter
 	it.reset(store)
 	fill := func(w *storage.SSTWriter) error {
-		var rowKeys []gcKey
+		var row gcRowBuf
 		var kept []imageCell
-		var arena, prefix, image []byte
-		var err error
+		var image []byte
 		for ok := it.First(); ok; {
 			if st.RowsScanned%gcChunkRows == 0 && st.RowsScanned > 0 {
 				if err := ctx.Err(); err != nil {
@@ -62,7 +60,7 @@ func (r *Region) replacePass(ctx context.Context, path string) (GCStats, bool, e
 				}
 			}
 			st.RowsScanned++
-			if h, whole := it.wholeImage(); whole && imageKeepsAll(h, desc, math.MaxInt, func() int64 { return now }) {
+			if h, kept := keptImage(&it, desc, now); kept {
 				// Nothing to drop and nothing to take in: the image as it is.
 				st.CellsScanned += int64(h.cells)
 				if err := w.Set(it.imgRow, it.imgBuf); err != nil {
@@ -71,31 +69,25 @@ func (r *Region) replacePass(ctx context.Context, path string) (GCStats, bool, e
 				ok = it.rowDone()
 				continue
 			}
-			prefix = append(prefix[:0], it.RowPrefix()...)
-			if rowKeys, arena, err = collectRowKeys(&it, prefix, rowKeys[:0], arena[:0], true); err != nil {
+			drops, _, err := r.readGCRow(&it, &row, true, desc, now, &st)
+			if err != nil {
 				return err
 			}
 			ok = it.Valid()
-			st.CellsScanned += int64(len(rowKeys))
-			if r.imageDue(rowKeys) {
-				st.Loose += int64(len(rowKeys))
-			}
-			drops := gcRow(rowKeys, desc, now)
-			st.Garbage += int64(len(drops))
 			st.CellsDropped += int64(len(drops))
-			kept = keepCells(rowKeys, drops, kept[:0])
+			kept = keepCells(row.keys, drops, kept[:0])
 			if len(kept) == 0 {
 				continue // the row is gone
 			}
-			if row := r.userRow(rowKeys[0].k.Row); r.imagesOn() && imageFits(row, kept) {
-				image = appendImage(image[:0], row, kept)
-				if err := w.Set(prefix, image); err != nil {
+			if userRow := r.userRow(row.keys[0].k.Row); r.imagesOn() && imageFits(userRow, kept) {
+				image = appendImage(image[:0], userRow, kept)
+				if err := w.Set(row.prefix, image); err != nil {
 					return err
 				}
 				continue
 			}
-			for i := range rowKeys {
-				if k := &rowKeys[i]; !k.dropped {
+			for i := range row.keys {
+				if k := &row.keys[i]; !k.dropped {
 					if err := w.Set(k.key, k.value); err != nil {
 						return err
 					}

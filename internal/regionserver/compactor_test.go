@@ -31,6 +31,25 @@ func testCompactor(threads int) *compactor {
 	return c
 }
 
+// waitCompacted waits until no compaction of regions waits or runs.
+func waitCompacted(t *testing.T, c *compactor, regions ...*hosted) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		idle := true
+		for _, h := range regions {
+			idle = idle && c.state(h) == hbasepb.GetRegionInfoResponse_NONE
+		}
+		if idle {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("compactions did not finish")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 // TestCompactorQueue: requests for a region waiting merge into one job (a
 // major one takes a minor along), the state reports what waits, runs and
 // waits for its range compaction, and forgetting a region drops its job
@@ -130,20 +149,7 @@ func TestCompactorPassesFirst(t *testing.T) {
 	go func() { c.run(ctx); close(done) }()
 	defer func() { cancel(); <-done }()
 
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		idle := true
-		for _, h := range regions {
-			idle = idle && c.state(h) == hbasepb.GetRegionInfoResponse_NONE
-		}
-		if idle {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("compactions did not finish")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitCompacted(t, c, regions...)
 	mu.Lock()
 	defer mu.Unlock()
 	want := []string{"compact a-d", "compact e-h"}
@@ -244,13 +250,7 @@ func TestCompactorReplacedNeedsNoRange(t *testing.T) {
 	done := make(chan struct{})
 	go func() { c.run(ctx); close(done) }()
 	defer func() { cancel(); <-done }()
-	deadline := time.Now().Add(10 * time.Second)
-	for c.state(a) != hbasepb.GetRegionInfoResponse_NONE || c.state(b) != hbasepb.GetRegionInfoResponse_NONE {
-		if time.Now().After(deadline) {
-			t.Fatal("compactions did not finish")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitCompacted(t, c, a, b)
 	mu.Lock()
 	defer mu.Unlock()
 	if want := []string{"pass a", "pass b", "compact b-c"}; !slices.Equal(order, want) {
