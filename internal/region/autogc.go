@@ -3,6 +3,8 @@ package region
 import (
 	"context"
 	"sync/atomic"
+
+	"github.com/weirdb/weir/internal/storage"
 )
 
 // Pebble has no compaction filter, so the versions beyond VERSIONS, the
@@ -27,6 +29,15 @@ type gcState struct {
 	readsAt atomic.Uint64
 	// cells is how many cells the last pass saw (0 before the first).
 	cells atomic.Uint64
+	// live is how many of those were not garbage, and liveKnown whether
+	// it is known: after a pass, or from the start for a region that
+	// opened over an empty range (0).
+	live      atomic.Uint64
+	liveKnown atomic.Bool
+	// backoff doubles the writes that make the next pass due, once for
+	// every survey in a row that found the writes since the pass before
+	// were nearly all new cells (surveyed): a region being loaded.
+	backoff atomic.Uint32
 	// looseDue: a pass found enough loose rows to store as images while
 	// the region was being written, and left them for when the writes
 	// stop (see CollectGarbageAuto).
@@ -52,6 +63,7 @@ func (g *gcState) restart(reads uint64) {
 // loose rows as images, so none are left waiting for the writes to stop.
 func (g *gcState) cleaned(reads uint64) {
 	g.restart(reads)
+	g.backoff.Store(0)
 	g.looseDue.Store(false)
 	g.quiet.Store(false)
 }
@@ -59,6 +71,43 @@ func (g *gcState) cleaned(reads uint64) {
 // passed records that a pass left st.CellsScanned - st.CellsDropped cells.
 func (g *gcState) passed(st GCStats) {
 	g.cells.Store(uint64(st.CellsScanned - st.CellsDropped))
+	g.live.Store(uint64(max(st.CellsScanned-max(st.Garbage, st.CellsDropped), 0)))
+	g.liveKnown.Store(true)
+}
+
+// openedEmpty records that the region opened over a range without keys, so
+// that its first survey can tell a load from overwrites (surveyed). A
+// failed look leaves the count unknown.
+func (r *Region) openedEmpty() {
+	it, err := r.engine.NewIter(storage.IterOptions{Lower: r.lower, Upper: r.upper})
+	if err != nil {
+		return
+	}
+	empty := !it.First()
+	if it.Close() == nil && empty {
+		r.gc.liveKnown.Store(true)
+	}
+}
+
+// maxGCBackoff bounds backoff: a region loaded for a long time is still
+// surveyed once it has taken 2^maxGCBackoff times WriteRatio its cells.
+const maxGCBackoff = 3
+
+// surveyed weighs a survey that found st after written keys since the
+// pass before: when its live cells grew by at least nine tenths of them,
+// the writes were new cells, which make no garbage (a load), and the next
+// pass waits for twice the writes this one did; otherwise the writes may
+// have overwritten or deleted cells and it waits for WriteRatio again. A
+// 1,000,000-row load surveyed each region two to three times, reading as
+// many cells as it wrote (docs/performance.md, "Surveys during a load").
+func (g *gcState) surveyed(written uint64, st GCStats) {
+	live := uint64(max(st.CellsScanned-st.Garbage, 0))
+	prev := g.live.Load()
+	if g.liveKnown.Load() && written > 0 && live >= prev && live-prev >= written-written/10 {
+		g.backoff.Store(min(g.backoff.Load()+1, maxGCBackoff))
+		return
+	}
+	g.backoff.Store(0)
 }
 
 // GCPolicy says when an automatic garbage pass is due and when it cleans.
@@ -112,7 +161,7 @@ func (r *Region) GCDue(p GCPolicy) bool {
 	if p.WriteRatio <= 0 {
 		return false
 	}
-	base := max(r.gc.cells.Load(), p.MinWrites)
+	base := max(r.gc.cells.Load(), p.MinWrites) << r.gc.backoff.Load()
 	return float64(r.gc.written.Load()) >= p.WriteRatio*float64(base)
 }
 
@@ -139,11 +188,13 @@ func (r *Region) CollectGarbageAuto(ctx context.Context, p GCPolicy) (GCStats, b
 		return GCStats{}, false, ErrClosed
 	}
 	quiet := r.gc.quiet.Swap(false)
+	written := r.gc.written.Load()
 	r.gc.restart(r.requests.reads.Load())
 	st, err := r.collectGarbage(ctx, gcSurvey)
 	if err != nil {
 		return st, false, err
 	}
+	r.gc.surveyed(written, st)
 	r.gc.passed(st)
 	if r.afterSurvey != nil {
 		r.afterSurvey()
@@ -165,6 +216,7 @@ func (r *Region) CollectGarbageAuto(ctx context.Context, p GCPolicy) (GCStats, b
 		return st, false, err
 	}
 	r.gc.passed(cleaned)
+	r.gc.backoff.Store(0)
 	// The range's files are the store's, not the region's: compacting
 	// them needs no gate.
 	return st, true, r.engine.Compact(ctx, r.lower, r.upper)

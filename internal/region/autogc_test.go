@@ -317,3 +317,66 @@ func looseRowsRegion(t *testing.T, rows int) *Region {
 	}
 	return r
 }
+
+// TestAutoGCLoadBacksOff: a survey that finds the writes since the pass
+// before were all new cells doubles the writes that make the next pass
+// due; one that finds them overwrites goes back to WriteRatio. A region
+// opened over keys cannot tell at its first survey and does not back off.
+func TestAutoGCLoadBacksOff(t *testing.T) {
+	ctx := context.Background()
+	r, _ := openTestRegion(t)
+	p := GCPolicy{WriteRatio: 1, MinWrites: 40, GarbageRatio: 0.05}
+	next := 0
+	insert := func(n int) {
+		for range n {
+			mustMutate(t, r, put(fmt.Sprintf("row%04d", next), "f2", "q", 5, "v"))
+			next++
+		}
+	}
+	survey := func(wantBackoff uint32) {
+		t.Helper()
+		if !r.GCDue(p) {
+			t.Fatalf("no pass due after %d keys written", r.gc.written.Load())
+		}
+		if _, _, err := r.CollectGarbageAuto(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+		if got := r.gc.backoff.Load(); got != wantBackoff {
+			t.Fatalf("backoff %d after the survey, want %d", got, wantBackoff)
+		}
+	}
+
+	insert(40)
+	survey(1) // 40 new cells in a region that opened empty
+	insert(40)
+	if r.GCDue(p) {
+		t.Fatal("due after 40 new cells: the load's backoff wants 80")
+	}
+	insert(40)
+	survey(2)
+
+	// Overwrites: the live cells do not grow, so the next pass is due at
+	// WriteRatio again.
+	for i := range 120 << 2 {
+		mustMutate(t, r, put(fmt.Sprintf("row%04d", i%120), "f2", "q", int64(10+i), "v"))
+	}
+	survey(0)
+	if got := r.gc.cells.Load(); got != 120 {
+		t.Fatalf("%d cells after the cleaning pass, want 120", got)
+	}
+
+	// The same keys seen by a region that opened over them.
+	r2, err := Open(r.engine, r.info, *r.Descriptor(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 10 {
+		mustMutate(t, r2, put(fmt.Sprintf("new%02d", i), "f2", "q", 5, "v"))
+	}
+	if _, _, err := r2.CollectGarbageAuto(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	if got := r2.gc.backoff.Load(); got != 0 {
+		t.Fatalf("a region opened over keys backed off (%d) at its first survey", got)
+	}
+}

@@ -195,6 +195,7 @@ func Open(engine *storage.Engine, info Info, desc TableDescriptor, opts Options)
 		r.cacheID = opts.RowCache.newRegionID()
 	}
 	r.clock.floor = opts.ClockFloor
+	r.openedEmpty()
 	return r, nil
 }
 

@@ -25,7 +25,9 @@ type GCConfig struct {
 	// region has taken this multiple of its cells in writes since its last
 	// pass, so a pass (a read of the region, and when it cleans a rewrite)
 	// costs a bounded share of the write work: at 2, a few per cent of a
-	// load of new rows, where a pass finds nothing. Default 2.
+	// load of new rows, where a pass finds nothing. A region whose last
+	// survey found its writes were new cells waits for twice as many,
+	// up to eight times (region's gcState.surveyed). Default 2.
 	WriteRatio float64
 	// MinWrites is weir.regionserver.gc.min.writes: the least number of
 	// written cells that make a pass due. Default 100,000.
