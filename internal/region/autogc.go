@@ -143,6 +143,12 @@ type GCPolicy struct {
 	// (docs/performance.md, "Loose rows imaged after the writes stop").
 	// 0: they never make a pass clean.
 	LooseRatio float64
+	// ReplacePath names a temporary file on the store's FS. With it, a
+	// pass that cleans a region nobody wrote to during its survey writes
+	// the region in one file that replaces its keys (replacePass), as a
+	// major compaction does, rather than row by row through the memtable
+	// and a compaction of the range. Empty: row by row.
+	ReplacePath string
 }
 
 // GCDue reports whether p makes an automatic garbage pass due.
@@ -209,6 +215,18 @@ func (r *Region) CollectGarbageAuto(ctx context.Context, p GCPolicy) (GCStats, b
 	r.gc.looseDue.Store(false)
 	if !garbage && !loose {
 		return st, false, nil
+	}
+	if p.ReplacePath != "" && (quiet || r.gc.written.Load() == 0) {
+		replaced, ok, err := r.replacePass(ctx, p.ReplacePath, true)
+		if err != nil {
+			return st, false, err
+		}
+		if ok {
+			st.CellsDropped = replaced.CellsDropped
+			r.gc.passed(replaced)
+			r.gc.backoff.Store(0)
+			return st, true, nil // the file is the range's bottom level
+		}
 	}
 	cleaned, err := r.collectGarbage(ctx, gcCleanGated)
 	st.CellsDropped = cleaned.CellsDropped

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/weirdb/weir/internal/storage"
@@ -379,4 +380,70 @@ func TestAutoGCLoadBacksOff(t *testing.T) {
 	if got := r2.gc.backoff.Load(); got != 0 {
 		t.Fatalf("a region opened over keys backed off (%d) at its first survey", got)
 	}
+}
+
+// TestAutoGCReplacesQuietRegion: an automatic pass with a ReplacePath that
+// cleans a region nobody wrote to during its survey replaces the region's
+// keys with one file, as a major compaction does; a write before the swap
+// sends it row by row, and a Close before the swap stops it with the
+// store untouched.
+func TestAutoGCReplacesQuietRegion(t *testing.T) {
+	ctx := context.Background()
+	const rows = 50
+	p := GCPolicy{WriteRatio: 1000, MinWrites: 1 << 40, GarbageRatio: 0.05, LooseRatio: 0.5, ReplacePath: "gc.sst"}
+	noFile := func(r *Region) {
+		t.Helper()
+		if _, err := r.engine.FS().Stat(p.ReplacePath); err == nil {
+			t.Fatal("the pass's file was left behind")
+		}
+	}
+
+	t.Run("quiet", func(t *testing.T) {
+		r := looseRowsRegion(t, rows)
+		before := scanInSteps(t, r, Scan{}, 2)
+		replaced := false
+		r.beforeReplace = func() { replaced = true }
+		if _, cleaned, err := r.CollectGarbageAuto(ctx, p); err != nil || !cleaned || !replaced {
+			t.Fatalf("cleaned=%v replaced=%v err=%v, want the region replaced", cleaned, replaced, err)
+		}
+		if n, imgs := keysAndImages(t, r); n != rows || imgs != rows {
+			t.Fatalf("the store holds %d keys, %d of them images, want %d images", n, imgs, rows)
+		}
+		if after := scanInSteps(t, r, Scan{}, 2); after != before {
+			t.Fatalf("the rows changed:\nbefore\n%s\nafter\n%s", before, after)
+		}
+		noFile(r)
+	})
+
+	t.Run("a write first", func(t *testing.T) {
+		r := looseRowsRegion(t, rows)
+		r.beforeReplace = func() { mustMutate(t, r, put("r07", "f1", "q1", 11, "w")) }
+		if _, cleaned, err := r.CollectGarbageAuto(ctx, p); err != nil || !cleaned {
+			t.Fatalf("cleaned=%v err=%v, want the row-by-row pass", cleaned, err)
+		}
+		res, err := r.Get(ctx, Get{Row: []byte("r07")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fmtCells(res.Cells); !strings.Contains(got, "r07/f1:q1/11/Put=w\n") {
+			t.Fatalf("r07 after the pass: %s, want q1 = w", got)
+		}
+		if n, imgs := keysAndImages(t, r); n != rows || imgs != rows {
+			t.Fatalf("the store holds %d keys, %d of them images, want %d images", n, imgs, rows)
+		}
+		noFile(r)
+	})
+
+	t.Run("closed first", func(t *testing.T) {
+		r := looseRowsRegion(t, rows)
+		keys := storeKeys(t, r)
+		r.beforeReplace = func() { _ = r.Close() }
+		if _, cleaned, err := r.CollectGarbageAuto(ctx, p); !errors.Is(err, ErrClosed) || cleaned {
+			t.Fatalf("cleaned=%v err=%v, want ErrClosed", cleaned, err)
+		}
+		if n := storeKeys(t, r); n != keys {
+			t.Fatalf("the store holds %d keys after the stopped pass, want the %d before it", n, keys)
+		}
+		noFile(r)
+	})
 }

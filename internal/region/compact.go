@@ -58,7 +58,7 @@ func (r *Region) MajorGarbagePass(ctx context.Context, path string) (replaced bo
 	// A major compaction is a garbage pass: the automatic one counts
 	// from here (autogc.go).
 	r.gc.cleaned(r.requests.reads.Load())
-	st, replaced, err := r.replacePass(ctx, path)
+	st, replaced, err := r.replacePass(ctx, path, false)
 	if err == nil && !replaced {
 		st, err = r.collectGarbage(ctx, gcClean)
 	}

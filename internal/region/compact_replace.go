@@ -3,6 +3,7 @@ package region
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/weirdb/weir/internal/storage"
 )
@@ -28,7 +29,12 @@ var errWritesBegan = errors.New("region: a write began during the replacing pass
 // being written to, an empty one, hbase:meta's, or the last region of the
 // last table id). With row images off (Options.NoRowImages) the rows go
 // into the file as their keys.
-func (r *Region) replacePass(ctx context.Context, path string) (GCStats, bool, error) {
+//
+// paced: an automatic pass's, which does not hold the region's gate: it
+// rests after each chunk of rows as the row-by-row pass does (gcPace),
+// enters the gate only to swap the file in, and stops with ErrClosed when
+// the region has closed.
+func (r *Region) replacePass(ctx context.Context, path string, paced bool) (GCStats, bool, error) {
 	var st GCStats
 	if path == "" || r.opts.RowOrder != nil || r.upper == nil {
 		return st, false, nil
@@ -50,10 +56,17 @@ func (r *Region) replacePass(ctx context.Context, path string) (GCStats, bool, e
 		var row gcRowBuf
 		var kept []imageCell
 		var image []byte
+		chunk := time.Now()
 		for ok := it.First(); ok; {
 			if st.RowsScanned%gcChunkRows == 0 && st.RowsScanned > 0 {
 				if err := ctx.Err(); err != nil {
 					return err
+				}
+				if paced {
+					if r.closed.Load() {
+						return ErrClosed
+					}
+					chunk = gcPace(ctx, chunk)
 				}
 				if r.writes.since(view) {
 					return errWritesBegan
@@ -99,6 +112,12 @@ func (r *Region) replacePass(ctx context.Context, path string) (GCStats, bool, e
 	commit := func(ingest func() error) error {
 		if r.beforeReplace != nil {
 			r.beforeReplace()
+		}
+		if paced {
+			if err := r.enter(); err != nil {
+				return err
+			}
+			defer r.gate.RUnlock()
 		}
 		r.writes.pause.Lock()
 		defer r.writes.pause.Unlock()

@@ -174,6 +174,12 @@ func (rs *RegionServer) gcLoop(ctx context.Context) {
 			_, enc := h.rec.Name()
 			start := time.Now()
 			pctx := rs.gcPass.start(ctx, h)
+			p.ReplacePath = ""
+			if path, err := rs.tmpPath("gc"); err == nil {
+				p.ReplacePath = path
+			} else {
+				rs.log.Warn("regionserver: garbage pass goes row by row: no temporary file", "err", err)
+			}
 			st, cleaned, err := h.r.CollectGarbageAuto(pctx, p)
 			stopped := pctx.Err() != nil && ctx.Err() == nil
 			rs.gcPass.end()
