@@ -909,9 +909,16 @@ func runRegion(ctx context.Context, mr *metaRegion, op *metaOp) string {
 		return "ok\n"
 	case opAutoGC:
 		// GarbageRatio 0 cleans any garbage found: the same cells go as
-		// in a major compaction, so the model does majorCompact.
+		// in a major compaction, so the model does majorCompact. With
+		// cfg.replace the pass cleans in one file, as the region server's
+		// do.
 		for _, r := range mr.regions {
-			if _, _, err := r.CollectGarbageAuto(ctx, GCPolicy{}); err != nil {
+			var p GCPolicy
+			if mr.cfg.replace {
+				mr.tmp++
+				p.ReplacePath = fmt.Sprintf("gc-%d.sst", mr.tmp)
+			}
+			if _, _, err := r.CollectGarbageAuto(ctx, p); err != nil {
 				return renderErr(err)
 			}
 		}
