@@ -217,13 +217,13 @@ func (r *Region) CollectGarbageAuto(ctx context.Context, p GCPolicy) (GCStats, b
 		return st, false, nil
 	}
 	if p.ReplacePath != "" && (quiet || r.gc.written.Load() == 0) {
-		replaced, ok, err := r.replacePass(ctx, p.ReplacePath, true)
+		rst, replaced, err := r.replacePass(ctx, p.ReplacePath, true)
 		if err != nil {
 			return st, false, err
 		}
-		if ok {
-			st.CellsDropped = replaced.CellsDropped
-			r.gc.passed(replaced)
+		if replaced {
+			st.CellsDropped = rst.CellsDropped
+			r.gc.passed(rst)
 			r.gc.backoff.Store(0)
 			return st, true, nil // the file is the range's bottom level
 		}

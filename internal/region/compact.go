@@ -120,6 +120,23 @@ func gcPace(ctx context.Context, start time.Time) time.Time {
 	return time.Now()
 }
 
+// betweenChunks runs between two chunks of a pass's rows: it stops the
+// pass once ctx is done and, for a paced pass (an automatic one, which
+// does not hold the region's gate), once the region has closed, and rests
+// the paced pass after the chunk that began at *chunk (gcPace).
+func (r *Region) betweenChunks(ctx context.Context, paced bool, chunk *time.Time) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if paced {
+		if r.closed.Load() {
+			return ErrClosed
+		}
+		*chunk = gcPace(ctx, *chunk)
+	}
+	return nil
+}
+
 // gcMode says what a garbage pass does with the garbage it finds.
 type gcMode uint8
 
@@ -161,14 +178,8 @@ func (r *Region) collectGarbage(ctx context.Context, mode gcMode) (GCStats, erro
 	chunk := time.Now()
 	for ok := it.First(); ok; {
 		if st.RowsScanned%gcChunkRows == 0 && st.RowsScanned > 0 {
-			if err := ctx.Err(); err != nil {
+			if err := r.betweenChunks(ctx, mode != gcClean, &chunk); err != nil {
 				return st, err
-			}
-			if mode != gcClean {
-				if r.closed.Load() {
-					return st, ErrClosed
-				}
-				chunk = gcPace(ctx, chunk)
 			}
 		}
 		st.RowsScanned++

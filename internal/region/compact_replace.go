@@ -59,14 +59,8 @@ func (r *Region) replacePass(ctx context.Context, path string, paced bool) (GCSt
 		chunk := time.Now()
 		for ok := it.First(); ok; {
 			if st.RowsScanned%gcChunkRows == 0 && st.RowsScanned > 0 {
-				if err := ctx.Err(); err != nil {
+				if err := r.betweenChunks(ctx, paced, &chunk); err != nil {
 					return err
-				}
-				if paced {
-					if r.closed.Load() {
-						return ErrClosed
-					}
-					chunk = gcPace(ctx, chunk)
 				}
 				if r.writes.since(view) {
 					return errWritesBegan
