@@ -27,4 +27,4 @@ r = json.load(open(sys.argv[1])); s0, s1, s2 = map(float, sys.argv[2:5]); ops = 
 print('%s load: %.0f ops/s server %.1f us/op, with the 12 s after %.1f us/op, p99 %s' % (sys.argv[5], r['throughput_ops_sec'],
       (s1 - s0) * 1e4 / ops, (s2 - s0) * 1e4 / ops, [o['p99_us'] for o in r['ops']]))
 PY
-{ curl -s http://127.0.0.1:36030/metrics | grep -E "^weir_gc_(passes|cells)" || true; } | tr "\n" " "; echo
+{ curl -s http://127.0.0.1:36030/metrics | grep -E "^weir_(gc_(passes|cells)|storage_(compacted|flushed)_bytes_total|storage_compactions_total)" || true; } | tr "\n" " "; echo

@@ -160,8 +160,8 @@ func TestOptionsValidate(t *testing.T) {
 func TestLSMShapeOptions(t *testing.T) {
 	e := openEngine(t, testOptions(vfs.NewMem(), "/db"))
 	po := e.po
-	if po.L0CompactionThreshold != 8 || po.LBaseMaxBytes != 256<<20 || po.TargetFileSizes[0] != 8<<20 {
-		t.Fatalf("defaults reached Pebble as L0CompactionThreshold %d, LBaseMaxBytes %d, TargetFileSizes[0] %d; want 8, 256 MiB, 8 MiB",
+	if po.L0CompactionThreshold != 16 || po.LBaseMaxBytes != 256<<20 || po.TargetFileSizes[0] != 8<<20 {
+		t.Fatalf("defaults reached Pebble as L0CompactionThreshold %d, LBaseMaxBytes %d, TargetFileSizes[0] %d; want 16, 256 MiB, 8 MiB",
 			po.L0CompactionThreshold, po.LBaseMaxBytes, po.TargetFileSizes[0])
 	}
 	if po.TargetFileSizes[1] != 16<<20 {
