@@ -38,11 +38,15 @@ type gcState struct {
 	// every survey in a row that found the writes since the pass before
 	// were nearly all new cells (surveyed): a region being loaded.
 	backoff atomic.Uint32
+	// grew: the region's last survey found its writes were new cells, or
+	// it opened over an empty range and has not been surveyed; what
+	// writesStopped takes the writes since the last pass to be.
+	grew atomic.Bool
 	// looseDue: a pass found enough loose rows to store as images while
 	// the region was being written, and left them for when the writes
 	// stop (see CollectGarbageAuto).
 	looseDue atomic.Bool
-	// checkedWritten is written as GCDue last saw it while looseDue.
+	// checkedWritten is written as GCDue last saw it.
 	checkedWritten atomic.Uint64
 	// quiet: GCDue found the region quiet with looseDue set; the pass it
 	// makes due may store the loose rows as images.
@@ -64,6 +68,7 @@ func (g *gcState) restart(reads uint64) {
 func (g *gcState) cleaned(reads uint64) {
 	g.restart(reads)
 	g.backoff.Store(0)
+	g.grew.Store(false)
 	g.looseDue.Store(false)
 	g.quiet.Store(false)
 }
@@ -86,6 +91,7 @@ func (r *Region) openedEmpty() {
 	empty := !it.First()
 	if it.Close() == nil && empty {
 		r.gc.liveKnown.Store(true)
+		r.gc.grew.Store(true)
 	}
 }
 
@@ -105,9 +111,11 @@ func (g *gcState) surveyed(written uint64, st GCStats) {
 	prev := g.live.Load()
 	if g.liveKnown.Load() && written > 0 && live >= prev && live-prev >= written-written/10 {
 		g.backoff.Store(min(g.backoff.Load()+1, maxGCBackoff))
+		g.grew.Store(true)
 		return
 	}
 	g.backoff.Store(0)
+	g.grew.Store(false)
 }
 
 // GCPolicy says when an automatic garbage pass is due and when it cleans.
@@ -151,15 +159,19 @@ type GCPolicy struct {
 	ReplacePath string
 }
 
-// GCDue reports whether p makes an automatic garbage pass due.
+// GCDue reports whether p makes an automatic garbage pass due. It is
+// called once per check: whether the region was written between two
+// calls is part of what it decides on.
 func (r *Region) GCDue(p GCPolicy) bool {
-	if r.gc.looseDue.Load() {
-		w := r.gc.written.Load()
-		prev := r.gc.checkedWritten.Swap(w)
-		if w >= prev && w-prev <= r.gc.cells.Load()/100 {
-			r.gc.quiet.Store(true)
-			return true
-		}
+	w := r.gc.written.Load()
+	prev := r.gc.checkedWritten.Swap(w)
+	if r.gc.looseDue.Load() && w >= prev && w-prev <= r.gc.cells.Load()/100 {
+		r.gc.quiet.Store(true)
+		return true
+	}
+	if r.writesStopped(p, w, prev) {
+		r.gc.quiet.Store(true)
+		return true
 	}
 	if p.ReadGarbage > 0 && r.gc.readGarbage.Load() >= p.ReadGarbage && r.readMostly() {
 		return true
@@ -169,6 +181,24 @@ func (r *Region) GCDue(p GCPolicy) bool {
 	}
 	base := max(r.gc.cells.Load(), p.MinWrites) << r.gc.backoff.Load()
 	return float64(r.gc.written.Load()) >= p.WriteRatio*float64(base)
+}
+
+// writesStopped reports whether a region being loaded took w keys since
+// its last pass, none of them since the check before (prev), and whether
+// they may be p.LooseRatio of its cells: new rows written after the last
+// pass and too few to make one due by WriteRatio, which would otherwise
+// stay loose until a major compaction. A load leaves them in a region
+// that a pass cleaned while the load went on, and in a region that never
+// took the MinWrites that make a first pass due (docs/performance.md,
+// "The last rows of a load"). Only where the writes were new cells by
+// the region's last survey (grew), or it opened empty: writes that stop
+// after updates leave garbage, which WriteRatio sees to, and a pass right
+// after them would rewrite a region its readers have just cached.
+func (r *Region) writesStopped(p GCPolicy, w, prev uint64) bool {
+	if p.LooseRatio <= 0 || w == 0 || w != prev || !r.gc.grew.Load() || !r.imagesOn() {
+		return false
+	}
+	return float64(w) >= p.LooseRatio*float64(r.gc.cells.Load()+w)
 }
 
 // readMostly reports whether the region has read at least four rows for

@@ -382,6 +382,85 @@ func TestAutoGCLoadBacksOff(t *testing.T) {
 	}
 }
 
+// TestAutoGCLastRowsOfLoad: rows loaded after a region's last pass, too
+// few to make one due by WriteRatio, get a pass once a check finds no
+// writes since the one before, when they may be LooseRatio of the
+// region's cells; fewer do not, nor do writes to a region whose last
+// survey found overwrites, or that opened over keys, nor any to a region
+// without row images.
+func TestAutoGCLastRowsOfLoad(t *testing.T) {
+	ctx := context.Background()
+	p := GCPolicy{WriteRatio: 2, MinWrites: 40, GarbageRatio: 0.05, LooseRatio: 0.5}
+	next := 0
+	insert := func(r *Region, n int) {
+		for range n {
+			mustMutate(t, r, put(fmt.Sprintf("row%04d", next), "f2", "q", 5, "v"))
+			next++
+		}
+	}
+	pass := func(r *Region) {
+		t.Helper()
+		if _, cleaned, err := r.CollectGarbageAuto(ctx, p); err != nil || !cleaned {
+			t.Fatalf("pass: cleaned=%v err=%v, want the loose rows stored as images", cleaned, err)
+		}
+	}
+
+	r, _ := openTestRegion(t)
+	insert(r, 80)
+	if !r.GCDue(p) {
+		t.Fatal("no pass due after 80 keys, WriteRatio 2 of MinWrites 40")
+	}
+	pass(r) // 80 cells, all images
+	insert(r, 100)
+	if r.GCDue(p) {
+		t.Fatal("due at the first check after 100 keys: they were written since the check before")
+	}
+	if !r.GCDue(p) {
+		t.Fatal("not due once the writes stopped: 100 of 180 cells may be loose, LooseRatio 0.5")
+	}
+	pass(r)
+	if n, imgs := keysAndImages(t, r); n != 180 || imgs != 180 {
+		t.Fatalf("the store holds %d keys, %d of them images, want 180 images", n, imgs)
+	}
+	if r.GCDue(p) || r.GCDue(p) {
+		t.Fatal("due again with nothing written since the pass")
+	}
+	insert(r, 50) // 50 of 230: under LooseRatio
+	if r.GCDue(p) || r.GCDue(p) {
+		t.Fatal("due after 50 keys that can be at most 50 of 230 cells")
+	}
+
+	// Overwrites: the survey they make due finds garbage, not new cells,
+	// and the new rows after it wait for WriteRatio.
+	for i := range 400 {
+		mustMutate(t, r, put(fmt.Sprintf("row%04d", i%230), "f2", "q", int64(10+i), "v"))
+	}
+	if !r.GCDue(p) {
+		t.Fatal("no pass due after 450 keys written")
+	}
+	pass(r)
+	insert(r, 250) // 250 of 480 would be LooseRatio
+	if r.GCDue(p) || r.GCDue(p) {
+		t.Fatal("due when the writes stopped after a survey that found overwrites")
+	}
+
+	// A region that opened over keys does not know what its writes were.
+	r2, err := Open(r.engine, r.info, *r.Descriptor(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	insert(r2, 70)
+	if r2.GCDue(p) || r2.GCDue(p) {
+		t.Fatal("due when the writes stopped in a region that opened over keys")
+	}
+
+	k, _ := openTestRegionOpts(t, Options{NoRowImages: true})
+	insert(k, 70)
+	if k.GCDue(p) || k.GCDue(p) {
+		t.Fatal("a region without row images has nothing to image: no pass due")
+	}
+}
+
 // TestAutoGCReplacesQuietRegion: an automatic pass with a ReplacePath that
 // cleans a region nobody wrote to during its survey replaces the region's
 // keys with one file, as a major compaction does; a write before the swap
