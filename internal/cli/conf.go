@@ -217,8 +217,9 @@ func (c confFlag) parse() (serverConf, error) {
 			// HBase's store files eligible before a minor compaction: in
 			// Pebble, the L0 sublevels (about one per flush) that start one.
 			n, err := strconv.Atoi(v)
-			if err != nil || n < 1 || n > 24 {
-				return sc, fmt.Errorf("-D %s=%s: want the L0 sublevels that start a compaction, 1 to 24 (writes stop at 24)", k, v)
+			if err != nil || n < 1 || n >= storage.DefaultL0StopWrites {
+				return sc, fmt.Errorf("-D %s=%s: want the L0 sublevels that start a compaction, 1 to %d (writes stop at %d)",
+					k, v, storage.DefaultL0StopWrites-1, storage.DefaultL0StopWrites)
 			}
 			sc.compactionThreshold = n
 			continue

@@ -85,7 +85,7 @@ func TestConfFlag(t *testing.T) {
 		{"weir.storage.block.cache.size=1000", "block.cache.size=1000"},
 		{"weir.storage.block.cache.size=1g", "block.cache.size=1g"},
 		{"hbase.hstore.compactionThreshold=0", "compactionThreshold=0"},
-		{"hbase.hstore.compactionThreshold=25", "compactionThreshold=25"},
+		{"hbase.hstore.compactionThreshold=32", "compactionThreshold=32"},
 		{"hbase.hregion.memstore.flush.size=1000", "memstore.flush.size=1000"},
 		{"hbase.hregion.memstore.flush.size=128m", "memstore.flush.size=128m"},
 		{"hbase.hregion.memstore.flush.size=4294967296", "memstore.flush.size=4294967296"},

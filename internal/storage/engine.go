@@ -53,6 +53,11 @@ func (d Durability) String() string {
 	return fmt.Sprintf("Durability(%d)", uint8(d))
 }
 
+// pebbleL0Threshold is Pebble's L0CompactionThreshold for a compaction that
+// starts at depth sublevels: Pebble compacts L0 once twice its depth over
+// the threshold reaches 1 (calculateL0FillFactor).
+func pebbleL0Threshold(depth int) int { return 2 * depth }
+
 // comparer orders keys bytewise and splits them at the row: Pebble's bloom
 // filters and prefix iteration then work per row (HBase's ROW bloom).
 var comparer = func() *pebble.Comparer {
@@ -103,7 +108,7 @@ func Open(opts Options) (*Engine, error) {
 		Comparer:                    comparer,
 		MemTableSize:                opts.MemTableSize,
 		MemTableStopWritesThreshold: opts.MemTableStopWritesThreshold,
-		L0CompactionThreshold:       opts.L0CompactionThreshold,
+		L0CompactionThreshold:       pebbleL0Threshold(opts.L0CompactionThreshold),
 		L0StopWritesThreshold:       opts.L0StopWritesThreshold,
 		LBaseMaxBytes:               opts.LBaseMaxBytes,
 		FormatMajorVersion:          pebble.FormatNewest,

@@ -160,9 +160,9 @@ func TestOptionsValidate(t *testing.T) {
 func TestLSMShapeOptions(t *testing.T) {
 	e := openEngine(t, testOptions(vfs.NewMem(), "/db"))
 	po := e.po
-	if po.L0CompactionThreshold != 16 || po.LBaseMaxBytes != 256<<20 || po.TargetFileSizes[0] != 8<<20 {
-		t.Fatalf("defaults reached Pebble as L0CompactionThreshold %d, LBaseMaxBytes %d, TargetFileSizes[0] %d; want 16, 256 MiB, 8 MiB",
-			po.L0CompactionThreshold, po.LBaseMaxBytes, po.TargetFileSizes[0])
+	if po.L0CompactionThreshold != 24 || po.L0StopWritesThreshold != 32 || po.LBaseMaxBytes != 256<<20 || po.TargetFileSizes[0] != 8<<20 {
+		t.Fatalf("defaults reached Pebble as L0CompactionThreshold %d, L0StopWritesThreshold %d, LBaseMaxBytes %d, TargetFileSizes[0] %d; want 24 (12 sublevels), 32, 256 MiB, 8 MiB",
+			po.L0CompactionThreshold, po.L0StopWritesThreshold, po.LBaseMaxBytes, po.TargetFileSizes[0])
 	}
 	if po.TargetFileSizes[1] != 16<<20 {
 		t.Fatalf("TargetFileSizes[1] = %d, want Pebble to double L0's 8 MiB", po.TargetFileSizes[1])
@@ -170,9 +170,55 @@ func TestLSMShapeOptions(t *testing.T) {
 	opts := testOptions(vfs.NewMem(), "/db2")
 	opts.L0CompactionThreshold, opts.LBaseMaxBytes, opts.L0TargetFileSize = 3, 32<<20, 1<<20
 	po = openEngine(t, opts).po
-	if po.L0CompactionThreshold != 3 || po.LBaseMaxBytes != 32<<20 || po.TargetFileSizes[0] != 1<<20 {
-		t.Fatalf("set options reached Pebble as %d, %d, %d; want 3, 32 MiB, 1 MiB",
+	if po.L0CompactionThreshold != 6 || po.LBaseMaxBytes != 32<<20 || po.TargetFileSizes[0] != 1<<20 {
+		t.Fatalf("set options reached Pebble as %d, %d, %d; want 6 (3 sublevels), 32 MiB, 1 MiB",
 			po.L0CompactionThreshold, po.LBaseMaxBytes, po.TargetFileSizes[0])
+	}
+}
+
+// TestL0CompactionStartsAtThreshold checks that L0CompactionThreshold is
+// the L0 depth a compaction starts at: flushes that each overlap the last
+// stay in L0 until there are that many of them. Pebble's own threshold
+// starts one at half its value.
+func TestL0CompactionStartsAtThreshold(t *testing.T) {
+	const depth = 4
+	opts := testOptions(vfs.NewMem(), "/db")
+	opts.L0CompactionThreshold = depth
+	e := openEngine(t, opts)
+	flushOverlapping := func(i int) {
+		t.Helper()
+		b := e.NewBatch()
+		defer b.Close()
+		for _, k := range []string{"a", "m", "z"} {
+			if err := b.Set([]byte(fmt.Sprintf("%s%03d", k, i)), []byte("v")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := b.Commit(SyncWAL); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 1; i < depth; i++ {
+		flushOverlapping(i)
+	}
+	// Compactions are picked after each flush; give one the time to start.
+	time.Sleep(200 * time.Millisecond)
+	if n := e.db.Metrics().Compact.Count; n != 0 {
+		t.Fatalf("%d compactions with %d of %d sublevels in L0, want none before the threshold", n, depth-1, depth)
+	}
+	if got := e.db.Metrics().Levels[0].Sublevels; got != depth-1 {
+		t.Fatalf("L0 has %d sublevels after %d overlapping flushes, want %d", got, depth-1, depth-1)
+	}
+	flushOverlapping(depth)
+	deadline := time.Now().Add(10 * time.Second)
+	for e.db.Metrics().Compact.Count == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("no compaction within 10 s of L0 reaching %d sublevels", depth)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
