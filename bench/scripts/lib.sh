@@ -28,11 +28,14 @@ wait_ready() {
 # standalone` with its data in DATA (emptied first) and its log in
 # DATA.log, the master on PORT_BASE, the region server on +20, etcd on
 # +379, the web UIs on +10 and +30 and pprof on +99, and waits until it
-# takes DDL. Sets weir_pid and weir_master; weir_stop ends it.
+# takes DDL. Sets weir_pid and weir_master; weir_stop ends it and removes
+# DATA, unless KEEP_DATA is set (a 1,000,000-row table is 2 GB, and a
+# dozen runs filled the box's disk).
 weir_start() {
 	local bin=$1 data=$2 base=$3
 	shift 3
 	rm -rf "$data"
+	weir_data=$data
 	"$bin" standalone --data "$data" --port "$base" --regionserver-port $((base + 20)) \
 		--etcd-port $((base + 379)) --info-port $((base + 10)) --regionserver-info-port $((base + 30)) \
 		--pprof 127.0.0.1:$((base + 99)) "$@" >"$data.log" 2>&1 &
@@ -41,12 +44,14 @@ weir_start() {
 	wait_ready "$bin" "$weir_master" "$weir_pid" "$data.log"
 }
 
-# weir_stop: ends the server weir_start started (for an EXIT trap).
+# weir_stop: ends the server weir_start started and removes its data
+# unless KEEP_DATA is set (for an EXIT trap).
 weir_stop() {
 	[ -n "${weir_pid:-}" ] || return 0
 	kill "$weir_pid" 2>/dev/null || true
 	wait "$weir_pid" 2>/dev/null || true
 	weir_pid=
+	[ -n "${KEEP_DATA:-}" ] || [ -z "${weir_data:-}" ] || rm -rf "$weir_data"
 }
 
 # create_usertable BINARY MASTER: YCSB's table with its one family,
