@@ -218,12 +218,19 @@ func (r *Region) SetDescriptor(desc TableDescriptor) error {
 	return nil
 }
 
-// Close waits for operations in flight and refuses new ones. Data stays in
-// the engine; Open serves it again. Idempotent.
+// Close waits for operations in flight and refuses new ones, and drops the
+// region's rows from the row cache. Data stays in the engine; Open serves
+// it again. Idempotent.
 func (r *Region) Close() error {
 	r.gate.Lock()
-	r.closed.Store(true)
+	was := r.closed.Swap(true)
 	r.gate.Unlock()
+	if !was && r.opts.RowCache != nil {
+		// No operation is in flight (the gate), none will start, and the
+		// region's key space is never used again: a reopened region has
+		// its own.
+		r.opts.RowCache.dropRegion(r.cacheID)
+	}
 	return nil
 }
 

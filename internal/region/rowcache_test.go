@@ -302,6 +302,46 @@ func TestRowCacheBound(t *testing.T) {
 	}
 }
 
+// TestRowCacheDropsClosedRegion: closing a region removes its rows from
+// the cache and leaves another region's; a shard's map emptied to under a
+// quarter of its peak is made anew.
+func TestRowCacheDropsClosedRegion(t *testing.T) {
+	c := NewRowCache(64 << 20)
+	c.admitAll = true
+	closing, _ := openTestRegionOpts(t, Options{RowCache: c})
+	staying, _ := openTestRegionOpts(t, Options{RowCache: c})
+	fillRows := func(r *Region, n int) {
+		for i := range n {
+			row := fmt.Sprintf("row%05d", i)
+			mustMutate(t, r, put(row, "f1", "q", 1, "v"))
+			mustGet(t, r, Get{Row: []byte(row)})
+		}
+	}
+	fillRows(closing, 4000)
+	fillRows(staying, 20)
+	if n := c.Stats().Entries; n != 4020 {
+		t.Fatalf("%d entries cached, want 4020", n)
+	}
+	if err := closing.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := c.Stats().Entries; n != 20 {
+		t.Fatalf("after closing the region of 4000 rows, %d entries are cached, want 20", n)
+	}
+	for i := range c.shards {
+		if s := &c.shards[i]; s.peak != len(s.m) {
+			t.Errorf("shard %d: peak %d with %d entries: its map was not made anew", i, s.peak, len(s.m))
+		}
+	}
+	hits := c.Stats().Hits
+	for i := range 20 {
+		mustGet(t, staying, Get{Row: []byte(fmt.Sprintf("row%05d", i))})
+	}
+	if got := c.Stats().Hits - hits; got != 20 {
+		t.Fatalf("%d of the open region's 20 rows were still cached, want 20", got)
+	}
+}
+
 func TestRowCacheOff(t *testing.T) {
 	if NewRowCache(0) != nil || NewRowCache(-1) != nil {
 		t.Fatal("NewRowCache(<=0) is not nil")
