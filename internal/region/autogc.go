@@ -51,6 +51,11 @@ type gcState struct {
 	// quiet: GCDue found the region quiet with looseDue set; the pass it
 	// makes due may store the loose rows as images.
 	quiet atomic.Bool
+	// sample is rows written since the last pass began, for a probe
+	// (gcprobe.go); schemaChanged says the schema changed since the last
+	// full survey began, which a probe cannot see.
+	sample        rowSample
+	schemaChanged atomic.Bool
 }
 
 // restart starts the counts toward the next pass: what is written and
@@ -61,12 +66,14 @@ func (g *gcState) restart(reads uint64) {
 	g.checkedWritten.Store(0)
 	g.readGarbage.Store(0)
 	g.readsAt.Store(reads)
+	g.sample.reset()
 }
 
 // cleaned records that a major compaction's pass began: it stores the
 // loose rows as images, so none are left waiting for the writes to stop.
 func (g *gcState) cleaned(reads uint64) {
 	g.restart(reads)
+	g.schemaChanged.Store(false)
 	g.backoff.Store(0)
 	g.grew.Store(false)
 	g.looseDue.Store(false)
@@ -225,7 +232,25 @@ func (r *Region) CollectGarbageAuto(ctx context.Context, p GCPolicy) (GCStats, b
 	}
 	quiet := r.gc.quiet.Swap(false)
 	written := r.gc.written.Load()
+	sample := r.gc.sample.full()
 	r.gc.restart(r.requests.reads.Load())
+	if desc := r.Descriptor(); !quiet && sample != nil && r.probeOK(desc) {
+		st, grew, err := r.probe(sample, desc, r.opts.Now())
+		if err != nil {
+			return st, false, err
+		}
+		if r.afterSurvey != nil {
+			r.afterSurvey()
+		}
+		// Only while the writes go on: once they stop, the survey below
+		// may store the loose rows as images at once.
+		if grew && r.gc.writtenWithin(ctx, probeWait) {
+			loose := p.LooseRatio > 0 && st.Loose > 0 && float64(st.Loose) >= p.LooseRatio*float64(st.CellsScanned)
+			r.gc.probed(written, loose)
+			return st, false, nil
+		}
+	}
+	r.gc.schemaChanged.Store(false)
 	st, err := r.collectGarbage(ctx, gcSurvey)
 	if err != nil {
 		return st, false, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -237,11 +238,22 @@ func TestAutoGCLooseRows(t *testing.T) {
 // garbage while the region is being written leaves them; the pass is due
 // again once a check finds the region has taken no more than 1% of its
 // cells in writes since the check before, and that pass stores them as
-// images.
+// images. A probe of the written rows (the region opened empty and only
+// new cells were written) leaves them as a survey does.
 func TestAutoGCLooseRowsWaitForQuiet(t *testing.T) {
+	for _, probe := range []bool{false, true} {
+		t.Run(map[bool]string{false: "survey", true: "probe"}[probe], func(t *testing.T) {
+			testLooseRowsWaitForQuiet(t, probe)
+		})
+	}
+}
+
+func testLooseRowsWaitForQuiet(t *testing.T, probe bool) {
 	ctx := context.Background()
 	const rows = 50
 	r := looseRowsRegion(t, rows)
+	// A schema change since the last full survey rules a probe out.
+	r.gc.schemaChanged.Store(!probe)
 	before := scanInSteps(t, r, Scan{}, 2)
 	p := GCPolicy{WriteRatio: 1000, MinWrites: 1 << 40, GarbageRatio: 0.05, LooseRatio: 0.5}
 	if r.GCDue(p) {
@@ -250,8 +262,8 @@ func TestAutoGCLooseRowsWaitForQuiet(t *testing.T) {
 
 	r.afterSurvey = func() { mustMutate(t, r, put("r99", "f1", "q0", 10, "v")) }
 	st, cleaned, err := r.CollectGarbageAuto(ctx, p)
-	if err != nil || cleaned || st.Loose != rows*4 {
-		t.Fatalf("pass while written: %+v cleaned=%v err=%v, want %d loose cells left", st, cleaned, err, rows*4)
+	if err != nil || cleaned || st.Probed != probe || (!probe && st.Loose != rows*4) || !r.gc.looseDue.Load() {
+		t.Fatalf("pass while written: %+v cleaned=%v err=%v, want %d loose cells left (probed: %v)", st, cleaned, err, rows*4, probe)
 	}
 	r.afterSurvey = nil
 
@@ -525,4 +537,121 @@ func TestAutoGCReplacesQuietRegion(t *testing.T) {
 		}
 		noFile(r)
 	})
+}
+
+// TestAutoGCProbe: while a region that opened empty is being written with
+// new rows, a pass reads only a sample of the rows written since the last
+// one and backs off as a survey would; overwrites in the sample, writes
+// that stop, a family with a TTL and a schema change each send the pass
+// through the whole region.
+func TestAutoGCProbe(t *testing.T) {
+	ctx := context.Background()
+	p := GCPolicy{WriteRatio: 1, MinWrites: 40, GarbageRatio: 0.05}
+	next := 0
+	insert := func(r *Region, n int) {
+		for range n {
+			mustMutate(t, r, put(fmt.Sprintf("row%04d", next), "f2", "q", 5, "v"))
+			next++
+		}
+	}
+	pass := func(r *Region, writing, wantProbed bool) GCStats {
+		t.Helper()
+		r.afterSurvey = nil
+		if writing {
+			r.afterSurvey = func() { insert(r, 1) }
+		}
+		st, cleaned, err := r.CollectGarbageAuto(ctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Probed != wantProbed {
+			t.Fatalf("pass %+v (cleaned %v): probed %v, want %v", st, cleaned, st.Probed, wantProbed)
+		}
+		return st
+	}
+
+	r, _ := openTestRegion(t)
+	insert(r, 100)
+	if st := pass(r, true, true); st.RowsScanned != probeRows || st.Garbage != 0 {
+		t.Fatalf("probe of a load: %+v, want %d rows read, no garbage", st, probeRows)
+	}
+	if b, c := r.gc.backoff.Load(), r.gc.cells.Load(); b != 1 || c != 100 {
+		t.Fatalf("after the probe: backoff %d, cells %d; want 1 and the 100 written", b, c)
+	}
+	insert(r, 100)
+	pass(r, true, true)
+	if b, c := r.gc.backoff.Load(), r.gc.cells.Load(); b != 2 || c != 201 {
+		t.Fatalf("after the second probe: backoff %d, cells %d; want 2 and 201", b, c)
+	}
+
+	// Overwrites leave versions beyond f2's one: the whole region is read.
+	for i := range 100 {
+		mustMutate(t, r, put(fmt.Sprintf("row%04d", i), "f2", "q", 6, "w"))
+	}
+	if st := pass(r, true, false); st.RowsScanned < 200 {
+		t.Fatalf("survey after overwrites: %+v, want every row read", st)
+	}
+	if b := r.gc.backoff.Load(); b != 0 {
+		t.Fatalf("backoff %d after the survey that found overwrites, want 0", b)
+	}
+
+	// New rows once more, but nothing written while the probe reads.
+	fresh, _ := openTestRegion(t)
+	insert(fresh, 100)
+	pass(fresh, false, false)
+	// The same schema handed again changes nothing; fewer versions for a
+	// family make the next pass read the whole region, and the one after
+	// it may probe again.
+	insert(fresh, 100)
+	same := *fresh.Descriptor()
+	if err := fresh.SetDescriptor(same); err != nil {
+		t.Fatal(err)
+	}
+	pass(fresh, true, true)
+	fewer := *fresh.Descriptor()
+	fewer.Families = slices.Clone(fewer.Families)
+	fewer.Families[0].MaxVersions = 2
+	if err := fresh.SetDescriptor(fewer); err != nil {
+		t.Fatal(err)
+	}
+	insert(fresh, 100)
+	pass(fresh, true, false)
+	insert(fresh, 100)
+	pass(fresh, true, true)
+
+	// A TTL makes garbage without writes: never a probe.
+	ttl, _ := openTestRegion(t, FamilyDescriptor{Name: []byte("f2"), TTL: 3600})
+	insert(ttl, 100)
+	pass(ttl, true, false)
+	insert(ttl, 100)
+	pass(ttl, true, false)
+}
+
+// TestRowSampleUniform: the sample of written rows draws from all of
+// them, not from the first or the last.
+func TestRowSampleUniform(t *testing.T) {
+	var s rowSample
+	const n = 10000
+	for i := range n {
+		s.offer([]byte(fmt.Sprintf("%05d", i)))
+	}
+	rows := s.full()
+	if len(rows) != probeRows {
+		t.Fatalf("%d rows sampled, want %d", len(rows), probeRows)
+	}
+	late := 0
+	for _, r := range rows {
+		if string(r) >= fmt.Sprintf("%05d", n/2) {
+			late++
+		}
+	}
+	// 64 draws: fewer than 12 or more than 52 in one half has odds of
+	// about 1e-8.
+	if late < 12 || late > 52 {
+		t.Fatalf("%d of %d sampled rows from the later half of the writes", late, probeRows)
+	}
+	s.reset()
+	if s.full() != nil || s.seen.Load() != 0 {
+		t.Fatal("the sample is not empty after reset")
+	}
 }

@@ -95,6 +95,9 @@ type GCStats struct {
 	// Loose is the cells of rows kept in keys of their own, which a
 	// cleaning pass writes as row images (rowimage.go).
 	Loose int64
+	// Probed: an automatic pass read only a sample of the rows written
+	// since the last one (gcprobe.go), and found them new.
+	Probed bool
 }
 
 // An automatic pass (not a major compaction, which an operator asked for)

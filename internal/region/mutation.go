@@ -172,8 +172,12 @@ func needsRead(m *Mutation) bool {
 // write bracket of their rows (rowWrites); scratch is a key buffer the
 // caller is done with, now the server timestamp addMutation gave the last
 // mutation. A lone Put puts its row back in the cache patched with its
-// cells (RowCache.endWrite) instead of leaving it to the next Get.
+// cells (RowCache.endWrite) instead of leaving it to the next Get. The
+// rows go into the sample a probe reads (gcprobe.go).
 func (r *Region) commitMutations(b *storage.Batch, d Durability, scratch []byte, muts []Mutation, now int64) error {
+	for i := range muts {
+		r.gc.sample.offer(r.storedRow(muts[i].Row))
+	}
 	w := r.rowWrites(scratch)
 	if len(muts) == 1 {
 		m := &muts[0]

@@ -213,7 +213,9 @@ func (r *Region) SetDescriptor(desc TableDescriptor) error {
 	if err := desc.Validate(); err != nil {
 		return err
 	}
-	r.desc.Store(&desc)
+	if old := r.desc.Swap(&desc); garbageRulesChanged(old, &desc) {
+		r.gc.schemaChanged.Store(true)
+	}
 	r.forgetCachedRows()
 	return nil
 }

@@ -130,6 +130,7 @@ func (r *Region) readModifyWrite(ctx context.Context, op *ReadModifyWrite, modif
 		}
 	}
 	if !b.Empty() {
+		r.gc.sample.offer(r.storedRow(op.Row))
 		w := r.rowWrites(key)
 		t := w.begin(op.Row)
 		err := r.commit(b, op.Durability)

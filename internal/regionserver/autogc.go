@@ -102,7 +102,7 @@ type gcMetrics struct {
 func newGCMetrics(reg prometheus.Registerer) *gcMetrics {
 	m := &gcMetrics{
 		passes: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "weir_gc_passes_total",
-			Help: "Automatic garbage passes, by outcome: cleaned (garbage deleted, region compacted), surveyed (too little garbage to clean), stopped (a compaction of the region was asked for), failed."},
+			Help: "Automatic garbage passes, by outcome: cleaned (garbage deleted, region compacted), surveyed (too little garbage to clean), probed (a sample of the rows written since the last pass read and found new, the region not read), stopped (a compaction of the region was asked for), failed."},
 			[]string{"outcome"}),
 		scanned: prometheus.NewCounter(prometheus.CounterOpts{Name: "weir_gc_cells_scanned_total",
 			Help: "Cells the automatic garbage passes read."}),
@@ -194,6 +194,8 @@ func (rs *RegionServer) gcLoop(ctx context.Context) {
 				if ctx.Err() == nil {
 					rs.log.Warn("regionserver: garbage pass failed", "region", enc, "err", err)
 				}
+			case st.Probed:
+				rs.metrics.gc.passes.WithLabelValues("probed").Inc()
 			case cleaned:
 				rs.metrics.gc.passes.WithLabelValues("cleaned").Inc()
 				rs.log.Info("regionserver: garbage pass cleaned a region", "region", enc,
