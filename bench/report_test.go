@@ -325,3 +325,24 @@ func TestInsertRetries(t *testing.T) {
 		}
 	}
 }
+
+// TestIntervalHist: a status line's summary is of the values recorded
+// since the line before, not of the whole run so far.
+func TestIntervalHist(t *testing.T) {
+	h := newHist()
+	for v := int64(1); v <= 100; v++ {
+		_ = h.RecordValue(v)
+	}
+	first := intervalHist(h.Export(), nil)
+	prev := h.Export()
+	for range 1000 {
+		_ = h.RecordValue(5000)
+	}
+	iv := intervalHist(h.Export(), prev)
+	if first.TotalCount() != 100 || first.Max() != 100 {
+		t.Fatalf("first interval: %d values, max %d; want 100 and 100", first.TotalCount(), first.Max())
+	}
+	if iv.TotalCount() != 1000 || iv.Min() < 4990 || iv.ValueAtQuantile(50) < 4990 {
+		t.Fatalf("second interval: %d values, min %d, p50 %d; want the 1000 values of 5000", iv.TotalCount(), iv.Min(), iv.ValueAtQuantile(50))
+	}
+}

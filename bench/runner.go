@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -441,6 +442,7 @@ func (s *runState) report(cfg Config, done <-chan struct{}) {
 	lastOps, lastT := int64(0), s.started
 	nextStatus := s.started.Add(cfg.StatusInterval)
 	var all *hdrhistogram.Histogram // reused: the driver's own CPU is measured too
+	var prev [numOps]*hdrhistogram.Snapshot
 	for {
 		select {
 		case <-done:
@@ -473,7 +475,7 @@ func (s *runState) report(cfg Config, done <-chan struct{}) {
 			}
 			if cfg.StatusInterval > 0 && cfg.Status != nil && !now.Before(nextStatus) {
 				nextStatus = nextStatus.Add(cfg.StatusInterval)
-				s.statusLine(cfg.Status, now, ops, rate)
+				s.statusLine(cfg.Status, now, ops, rate, &prev)
 			}
 		}
 	}
@@ -496,23 +498,38 @@ func (s *runState) remaining(ops int64, elapsed time.Duration) string {
 	return left.Truncate(time.Second).String()
 }
 
-// statusLine writes a YCSB-like status line: time, operations so far,
-// current rate and each operation's latency summary so far.
-func (s *runState) statusLine(out io.Writer, now time.Time, ops int64, rate float64) {
-	h, c := merged(s.stats, false)
+// statusLine writes a YCSB status line: time, operations so far, current
+// rate and each operation's latency summary over the interval since the
+// last status line, as YCSB's HdrHistogram measurement reports it, so that
+// a slow stretch of a run shows where it happened. prev holds the
+// histograms as the last line saw them.
+func (s *runState) statusLine(out io.Writer, now time.Time, ops int64, rate float64, prev *[numOps]*hdrhistogram.Snapshot) {
+	h, _ := merged(s.stats, false)
 	line := fmt.Sprintf("%s %d sec: %d operations; %.1f current ops/sec;", now.Format("2006-01-02 15:04:05:000"),
 		int64(now.Sub(s.started).Seconds()), ops, rate)
 	for op := range h {
-		var n int64
-		for _, x := range c[op] {
-			n += x
-		}
-		if n == 0 {
+		cur := h[op].Export()
+		iv := intervalHist(cur, prev[op])
+		prev[op] = cur
+		if iv.TotalCount() == 0 {
 			continue
 		}
-		line += fmt.Sprintf(" [%s: Count=%d, Max=%d, Min=%d, Avg=%.2f, 90=%d, 99=%d, 99.9=%d, 99.99=%d]", OpNames[op], n,
-			h[op].Max(), h[op].Min(), h[op].Mean(), h[op].ValueAtQuantile(90), h[op].ValueAtQuantile(99),
-			h[op].ValueAtQuantile(99.9), h[op].ValueAtQuantile(99.99))
+		line += fmt.Sprintf(" [%s: Count=%d, Max=%d, Min=%d, Avg=%.2f, 90=%d, 99=%d, 99.9=%d, 99.99=%d]", OpNames[op], iv.TotalCount(),
+			iv.Max(), iv.Min(), iv.Mean(), iv.ValueAtQuantile(90), iv.ValueAtQuantile(99),
+			iv.ValueAtQuantile(99.9), iv.ValueAtQuantile(99.99))
 	}
 	fmt.Fprintln(out, line)
+}
+
+// intervalHist returns the histogram of the values recorded between
+// snapshots prev (nil: none before) and cur of one histogram.
+func intervalHist(cur, prev *hdrhistogram.Snapshot) *hdrhistogram.Histogram {
+	d := *cur
+	d.Counts = slices.Clone(cur.Counts)
+	if prev != nil {
+		for i := range min(len(d.Counts), len(prev.Counts)) {
+			d.Counts[i] -= prev.Counts[i]
+		}
+	}
+	return hdrhistogram.Import(&d)
 }
