@@ -34,7 +34,8 @@
 // (db=null) does nothing, to measure the driver itself.
 //
 // Each worker thread owns its random source, key and value buffers and
-// HdrHistograms (merged for status lines and the report), so the
+// HdrHistograms (merged for status lines, which report the interval since
+// the line before, and for the report), so the
 // per-operation path takes no shared lock and allocates nothing with the
 // null binding. Output is YCSB's "[OP], Metric, value" text (WriteText)
 // or JSON (WriteJSON).

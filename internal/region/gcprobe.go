@@ -12,18 +12,22 @@ import (
 
 // A region being loaded is surveyed again and again as it grows, and each
 // survey reads every cell to find what the load's new rows cannot hold:
-// garbage. In a 1,000,000-row load and reload the surveys were 5-13% of
-// the server's CPU (docs/performance.md, "Probes instead of surveys during
-// a load"). Where garbage can only come from writes (no family has a TTL,
-// the schema has not changed since the last full survey), the rows
-// written since the last pass tell whether the writes made any: a probe
-// reads a uniform sample of them instead of the whole region, and a
-// region whose sampled rows hold no more garbage than a load's is taken
-// to have grown by what was written, as a survey would have found.
+// garbage. In 1,000,000-row loads and reloads the surveys were 6-12% of
+// the server's CPU samples (docs/performance.md, "The row cache after a
+// drop, and probes instead of surveys"). Where garbage can only come from
+// writes (no family has a TTL, and the garbage rules have not changed
+// since the last full survey), the rows written since the last pass tell
+// whether the writes made any: a probe reads a uniform sample of them
+// instead of the whole region, and a region whose sampled rows hold no
+// more garbage than a load's is taken to have grown by what was written,
+// as a survey would have found.
 
 // probeRows is how many written rows a probe reads. A write that
-// overwrites or deletes leaves garbage in its row, so a tenth of the
-// writes doing so shows in 64 rows with near certainty.
+// overwrites or deletes leaves garbage in its row; a probe takes the
+// writes for new cells when at most a tenth of its rows hold some, as a
+// survey does when the live cells grew by nine tenths of the writes.
+// Writes that mostly overwrite (YCSB's A and F) leave garbage in nearly
+// every sampled row.
 const probeRows = 64
 
 // probeWait is how long a probe that found new rows waits for a write to
