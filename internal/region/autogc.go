@@ -232,9 +232,13 @@ func (r *Region) CollectGarbageAuto(ctx context.Context, p GCPolicy) (GCStats, b
 	}
 	quiet := r.gc.quiet.Swap(false)
 	written := r.gc.written.Load()
-	sample := r.gc.sample.full()
+	desc := r.Descriptor()
+	var sample [][]byte // taken before restart starts a new one
+	if !quiet && r.probeOK(desc) {
+		sample = r.gc.sample.full()
+	}
 	r.gc.restart(r.requests.reads.Load())
-	if desc := r.Descriptor(); !quiet && sample != nil && r.probeOK(desc) {
+	if sample != nil {
 		st, grew, err := r.probe(sample, desc, r.opts.Now())
 		if err != nil {
 			return st, false, err

@@ -246,22 +246,29 @@ type gcRowBuf struct {
 }
 
 // readGCRow reads the row it is at into b (the cells' values too, if
-// asked), leaving it past the row, and counts the row into st: its cells,
-// the garbage gcRow finds among them (returned, in store order), and its
-// loose cells when an image is due to take them in (due).
+// asked), leaving it past the row, and counts the row into st
+// (countGCRow).
 func (r *Region) readGCRow(it *cellIter, b *gcRowBuf, values bool, desc *TableDescriptor, now int64,
 	st *GCStats) (drops [][]byte, due bool, err error) {
 	b.prefix = append(b.prefix[:0], it.RowPrefix()...)
 	if b.keys, b.arena, err = collectRowKeys(it, b.prefix, b.keys[:0], b.arena[:0], values); err != nil {
 		return nil, false, err
 	}
-	st.CellsScanned += int64(len(b.keys))
-	drops = gcRow(b.keys, desc, now)
-	st.Garbage += int64(len(drops))
-	if due = r.imageDue(b.keys); due {
-		st.Loose += int64(len(b.keys))
-	}
+	drops, due = r.countGCRow(b.keys, desc, now, st)
 	return drops, due, nil
+}
+
+// countGCRow counts a row's keys into st: its cells, the garbage gcRow
+// finds among them (returned, in store order), and its loose cells when
+// an image is due to take them in (due).
+func (r *Region) countGCRow(keys []gcKey, desc *TableDescriptor, now int64, st *GCStats) (drops [][]byte, due bool) {
+	st.CellsScanned += int64(len(keys))
+	drops = gcRow(keys, desc, now)
+	st.Garbage += int64(len(drops))
+	if due = r.imageDue(keys); due {
+		st.Loose += int64(len(keys))
+	}
+	return drops, due
 }
 
 // gcRead is a row as a pass read it over its view: its keys with their

@@ -149,13 +149,8 @@ func (r *Region) probe(rows [][]byte, desc *TableDescriptor, now int64) (st GCSt
 			return st, false, err
 		}
 		st.RowsScanned++
-		st.CellsScanned += int64(len(keys))
-		if drops := gcRow(keys, desc, now); len(drops) > 0 {
-			st.Garbage += int64(len(drops))
+		if drops, _ := r.countGCRow(keys, desc, now, &st); len(drops) > 0 {
 			garbageRows++
-		}
-		if r.imageDue(keys) {
-			st.Loose += int64(len(keys))
 		}
 	}
 	return st, garbageRows*10 <= len(rows), nil
