@@ -14,10 +14,9 @@ B=${1:-$root/bin/weir}; T=${2:-run}; R=${RECORDS:-200000}; D=/tmp/load-$T
 M=127.0.0.1:36000
 # shellcheck source=lib.sh
 . "$root/bench/scripts/lib.sh"
-weir_start "$B" "$D" 36000 -D hbase.wal.hsync=false ${EXTRA:-}
+# shellcheck disable=SC2086
+ycsb_server "$B" "$D" 36000 ${EXTRA:-}
 P=$weir_pid
-trap weir_stop EXIT
-create_usertable "$B" $M
 s0=$(cpu_ticks $P)
 GOMAXPROCS=1 "$B" bench load -P "$root/workloads/workloada" -p recordcount="$R" -threads 16 --master $M --json >"$D.json" 2>/dev/null
 s1=$(cpu_ticks $P); sleep 12; s2=$(cpu_ticks $P)

@@ -16,10 +16,8 @@ M=127.0.0.1:26000
 # shellcheck source=lib.sh
 . "$root/bench/scripts/lib.sh"
 # shellcheck disable=SC2086
-weir_start "$B" "$D" 26000 -D hbase.wal.hsync=false ${SERVER_FLAGS:-}
+ycsb_server "$B" "$D" 26000 ${SERVER_FLAGS:-}
 P=$weir_pid
-trap weir_stop EXIT
-create_usertable "$B" $M
 GOMAXPROCS=1 "$B" bench load -P "$root/workloads/workloada" -p recordcount="$R" -threads 16 --master $M >/dev/null 2>&1
 "$B" shell --master $M -e "flush 'usertable'" >/dev/null
 sleep 3

@@ -24,10 +24,8 @@ R=${RECORDS:-200000}; DUR=${DURATION:-25}; D=/tmp/phases-$T
 . "$root/bench/scripts/lib.sh"
 M=127.0.0.1:36000
 # shellcheck disable=SC2086
-weir_start "$B" "$D" 36000 -D hbase.wal.hsync=false ${SERVER_FLAGS:-}
+ycsb_server "$B" "$D" 36000 ${SERVER_FLAGS:-}
 P=$weir_pid
-trap weir_stop EXIT
-create_usertable "$B" $M
 GOMAXPROCS=1 "$B" bench load -P "$root/workloads/workloada" -p recordcount="$R" -threads 16 --master $M >/dev/null 2>&1
 if [ -z "${NO_MAJOR:-}" ]; then
 	"$B" shell --master $M -e "flush 'usertable'; major_compact 'usertable'" >/dev/null

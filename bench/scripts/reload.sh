@@ -18,10 +18,8 @@ M=127.0.0.1:36000
 # shellcheck source=lib.sh
 . "$root/bench/scripts/lib.sh"
 # shellcheck disable=SC2086
-weir_start "$B" "$D" 36000 -D hbase.wal.hsync=false ${EXTRA:-}
+ycsb_server "$B" "$D" 36000 ${EXTRA:-}
 P=$weir_pid
-trap weir_stop EXIT
-create_usertable "$B" $M
 
 # insert_phase NAME WORKLOAD: a load of R rows with a profile 8 s in.
 insert_phase() {
