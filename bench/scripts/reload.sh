@@ -6,7 +6,8 @@
 # workload E's parameters, as bench/hbase/run.sh does; prints ops/s and
 # the server's CPU per insert of the load and of the reload, and takes a
 # 25 s CPU profile 8 s into each (/tmp/reload-TAG-{load,reload}.prof);
-# after each, the garbage passes' counters so far.
+# after each, the garbage passes' and the store's flush and compaction
+# counters so far.
 #
 #   bench/scripts/reload.sh [BINARY] [TAG]
 #
@@ -35,7 +36,7 @@ r = json.load(open(sys.argv[1])); s0, s1 = map(float, sys.argv[2:4])
 print('%s: %.0f ops/s server %.1f us/op' % (sys.argv[4], r['throughput_ops_sec'], (s1 - s0) * 1e4 / r['operations']))
 PY
 	wait "$prof" # only the profile: a bare wait would wait for the server too
-	{ curl -s http://127.0.0.1:36030/metrics | grep -E "^weir_gc_(passes|cells_scanned)" || true; } | tr "\n" " "; echo
+	{ curl -s http://127.0.0.1:36030/metrics | grep -E "^weir_(gc_(passes|cells_scanned)|storage_(compacted|flushed)_bytes_total|storage_compactions_total)" || true; } | tr "\n" " "; echo
 }
 
 insert_phase load a
