@@ -2,7 +2,8 @@
 # Compares two builds of weir on this box with interleaved runs, so that the
 # box's drift (±10% between runs minutes apart on the shared 2-core VM)
 # falls on both alike: starts BINARY_A and BINARY_B as two `weir
-# standalone`s side by side, loads RECORDS rows (default 300000) into each
+# standalone`s side by side (lib.sh's ycsb_start: usertable pre-split in
+# 10, hbase.wal.hsync=false), loads RECORDS rows (default 300000) into each
 # and major-compacts them, then ROUNDS times (default 6) runs each workload
 # of WORKLOADS (default "a c e f") for DURATION seconds (default 10) against
 # one server and then the other, the order swapped every round. Prints
@@ -23,22 +24,23 @@ R=${RECORDS:-300000}; DUR=${DURATION:-10}; N=${ROUNDS:-6}; D=/tmp/ab-$T
 # shellcheck source=lib.sh
 . "$root/bench/scripts/lib.sh"
 
+# stop_all: both servers, and the one weir_start was starting if it
+# exited the script first.
 pids=()
 stop_all() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+	for p in "${pids[@]}" ${weir_pid:-}; do kill "$p" 2>/dev/null || true; done
+	for p in "${pids[@]}" ${weir_pid:-}; do wait "$p" 2>/dev/null || true; done
 	[ -n "${KEEP_DATA:-}" ] || rm -rf "$D-a" "$D-b"
 }
 trap stop_all EXIT
 
 declare -A bin pid master
 # shellcheck disable=SC2086
-weir_start "$BA" "$D-a" 36000 -D hbase.wal.hsync=false ${SERVER_FLAGS:-} ${FLAGS_A:-}
+ycsb_start "$BA" "$D-a" 36000 ${SERVER_FLAGS:-} ${FLAGS_A:-}
 bin[a]=$BA; pid[a]=$weir_pid; master[a]=$weir_master; pids+=("$weir_pid")
 # shellcheck disable=SC2086
-weir_start "$BB" "$D-b" 37000 -D hbase.wal.hsync=false ${SERVER_FLAGS:-} ${FLAGS_B:-}
+ycsb_start "$BB" "$D-b" 37000 ${SERVER_FLAGS:-} ${FLAGS_B:-}
 bin[b]=$BB; pid[b]=$weir_pid; master[b]=$weir_master; pids+=("$weir_pid")
-weir_pid= # stop_all owns both
 
 out=$D.runs
 : >"$out"

@@ -61,14 +61,19 @@ create_usertable() {
 	"$1" shell --master "$2" -e "create 'usertable', 'family', SPLITS => ['user1','user2','user3','user4','user5','user6','user7','user8','user9']" >/dev/null
 }
 
-# ycsb_server BINARY DATA PORT_BASE [SERVER FLAGS...]: how the YCSB
-# scripts start: weir_start with the WAL at HBase's default level
-# (hbase.wal.hsync=false, as the side-by-side runs both servers), an EXIT
-# trap that stops it, and usertable created.
-ycsb_server() {
+# ycsb_start BINARY DATA PORT_BASE [SERVER FLAGS...]: weir_start with the
+# WAL at HBase's default level (hbase.wal.hsync=false, as the side-by-side
+# runs both servers), and usertable created. The caller stops the server.
+ycsb_start() {
 	weir_start "$1" "$2" "$3" -D hbase.wal.hsync=false "${@:4}"
-	trap weir_stop EXIT
 	create_usertable "$1" "$weir_master"
+}
+
+# ycsb_server BINARY DATA PORT_BASE [SERVER FLAGS...]: how the one-server
+# YCSB scripts start: ycsb_start with an EXIT trap that stops the server.
+ycsb_server() {
+	trap weir_stop EXIT
+	ycsb_start "$@"
 }
 
 # wait_compaction BINARY MASTER SECONDS: polls compaction_state
