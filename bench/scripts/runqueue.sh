@@ -21,6 +21,10 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 B=${1:-$root/bin/weir}
 shift || true
 R=${RECORDS:-300000}; DUR=${DURATION:-10}; S=${SAMPLE:-1}; D=/tmp/runqueue
+for tool in perf python3 curl; do
+	command -v "$tool" >/dev/null || { echo "$0: needs $tool" >&2; exit 2; }
+done
+[ "$DUR" -ge $((S + 2)) ] || { echo "$0: DURATION ($DUR) must be at least SAMPLE ($S) + 2 seconds" >&2; exit 2; }
 # shellcheck source=lib.sh
 . "$root/bench/scripts/lib.sh"
 M=127.0.0.1:36000
