@@ -1,7 +1,7 @@
 #!/bin/bash
 # Where the box's idle time goes while a YCSB workload runs against Weir:
 # records the kernel's scheduler events (perf sched_switch and
-# sched_wakeup, all CPUs) for SAMPLE seconds (default 1) in the middle of
+# sched_wakeup, all CPUs) for SAMPLE whole seconds (default 1) in the middle of
 # a run, and prints how much of the CPUs' idle time passed while a weir
 # thread (server or driver) was runnable and waiting on another CPU's run
 # queue, each process's time waiting to run, and the server's own time per
