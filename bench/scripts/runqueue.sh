@@ -21,41 +21,42 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 B=${1:-$root/bin/weir}
 shift || true
 R=${RECORDS:-300000}; DUR=${DURATION:-10}; S=${SAMPLE:-1}; D=/tmp/runqueue
+threads=16
+workloads=("$@")
+[ $# -gt 0 ] || workloads=(c e)
 for tool in perf python3 curl; do
 	command -v "$tool" >/dev/null || { echo "$0: needs $tool" >&2; exit 2; }
 done
 [ "$DUR" -ge $((S + 2)) ] || { echo "$0: DURATION ($DUR) must be at least SAMPLE ($S) + 2 seconds" >&2; exit 2; }
 # shellcheck source=lib.sh
 . "$root/bench/scripts/lib.sh"
-M=127.0.0.1:36000
-ycsb_server "$B" "$D" 36000
+base=36000
+M=127.0.0.1:$base
+ycsb_server "$B" "$D" $base
 P=$weir_pid
-GOMAXPROCS=1 "$B" bench load -P "$root/workloads/workloada" -p recordcount="$R" -threads 16 --master $M >/dev/null 2>&1
+GOMAXPROCS=1 "$B" bench load -P "$root/workloads/workloada" -p recordcount="$R" -threads $threads --master $M >/dev/null 2>&1
 "$B" shell --master $M -e "flush 'usertable'; major_compact 'usertable'" >/dev/null
 wait_compaction "$B" $M 600 || echo "$0: the major compaction did not end within 600 s" >&2
-# rpc_seconds: the sum and count of the server's call durations, all methods.
+# rpc_seconds: the sum and count of the server's call durations, all
+# methods, from the region server's web UI (weir_start: base + 30).
 rpc_seconds() {
-	curl -s http://127.0.0.1:36030/metrics |
+	curl -s http://127.0.0.1:$((base + 30))/metrics |
 		awk '/^weir_rpc_duration_seconds_sum\{/ {s += $2} /^weir_rpc_duration_seconds_count\{/ {n += $2} END {print s, n}'
 }
-for W in "${@:-c e}"; do
-	for w in $W; do
-		r0=$(rpc_seconds)
-		GOMAXPROCS=1 "$B" bench run -P "$root/workloads/workload$w" -p recordcount="$R" -p operationcount=0 \
-			-p maxexecutiontime="$DUR" -threads 16 --master $M --json >"$D-$w.json" 2>/dev/null &
-		drv=$!
-		sleep $((DUR / 2 - S / 2))
-		perf record -q -e sched:sched_switch -e sched:sched_wakeup -a -o "$D-$w.perf" -- sleep "$S" >/dev/null 2>&1
-		wait $drv
-		r1=$(rpc_seconds)
-		perf script -i "$D-$w.perf" -F cpu,time,event,trace 2>/dev/null >"$D-$w.sched"
-		python3 - "$D-$w.sched" "$D-$w.json" "$P" "$r0" "$r1" "$w" <<'PY'
-import json, re, sys
-path, res, srv, r0, r1, w = sys.argv[1:]
-srv_tids = set()
-import os
-for t in os.listdir(f'/proc/{srv}/task'):
-    srv_tids.add(t)
+for w in "${workloads[@]}"; do
+	r0=$(rpc_seconds)
+	GOMAXPROCS=1 "$B" bench run -P "$root/workloads/workload$w" -p recordcount="$R" -p operationcount=0 \
+		-p maxexecutiontime="$DUR" -threads "$threads" --master $M --json >"$D-$w.json" 2>/dev/null &
+	drv=$!
+	sleep $((DUR / 2 - S / 2))
+	perf record -q -e sched:sched_switch -e sched:sched_wakeup -a -o "$D-$w.perf" -- sleep "$S" >/dev/null 2>&1
+	wait $drv
+	r1=$(rpc_seconds)
+	perf script -i "$D-$w.perf" -F cpu,time,event,trace 2>/dev/null >"$D-$w.sched"
+	python3 - "$D-$w.sched" "$D-$w.json" "$P" "$r0" "$r1" "$w" "$threads" <<'PY'
+import json, os, re, sys
+path, res, srv, r0, r1, w, threads = sys.argv[1:]
+srv_tids = set(os.listdir(f'/proc/{srv}/task'))
 # Per CPU: idle intervals; per thread: intervals runnable but not running
 # (from its wakeup, or its preemption, to its next switch-in).
 idle_since, idle = {}, {}
@@ -113,10 +114,9 @@ drv_wait = sum(b - a for a, b, _, s in waits if not s)
 r = json.load(open(res))
 ops = r['throughput_ops_sec']
 (s0, n0), (s1, n1) = map(float, r0.split()), map(float, r1.split())
-print(f"{w}: {ops:.0f} ops/s; round trip {16 / ops * 1e6:.0f} us, in the server's handler {(s1 - s0) / (n1 - n0) * 1e6:.1f} us per call")
+print(f"{w}: {ops:.0f} ops/s; round trip {int(threads) / ops * 1e6:.0f} us, in the server's handler {(s1 - s0) / (n1 - n0) * 1e6:.1f} us per call")
 print(f"{w}: over {span:.2f} s, {ncpu} CPUs idle {idle_total / span / ncpu * 100:.1f}% of the time; "
       f"{stuck / idle_total * 100:.0f}% of that idle time a weir thread waited on another CPU's run queue")
 print(f"{w}: waiting to run, per second: server threads {srv_wait / span * 1e3:.0f} ms, driver threads {drv_wait / span * 1e3:.0f} ms")
 PY
-	done
 done
