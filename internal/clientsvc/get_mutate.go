@@ -22,7 +22,7 @@ func (s *Service) lookup(spec *hbasepb.RegionSpecifier) (*region.Region, error) 
 
 // resultOut encodes a Result for the response: inline cells, or a count
 // and the cells appended to the response cellblock.
-func resultOut(c *hbaserpc.Call, res region.Result, cells *[]cell.Cell) *hbasepb.Result {
+func resultOut(c *hbaserpc.Call, res region.Result, cells *[]cell.Cell, into *hbaseconv.PBResult) *hbasepb.Result {
 	if c.CellBlocks {
 		if len(*cells) == 0 {
 			// The first (for a Get, only) result's cells go out as they
@@ -33,7 +33,7 @@ func resultOut(c *hbaserpc.Call, res region.Result, cells *[]cell.Cell) *hbasepb
 			*cells = append(*cells, res.Cells...)
 		}
 	}
-	return hbaseconv.ResultToPB(res, !c.CellBlocks)
+	return into.Set(res, !c.CellBlocks)
 }
 
 func (s *Service) get(ctx context.Context, c *hbaserpc.Call, req *hbasepb.GetRequest) (hbaserpc.Response, error) {
@@ -57,7 +57,8 @@ func (s *Service) get(ctx context.Context, c *hbaserpc.Call, req *hbasepb.GetReq
 	}
 	// The cells live in buf until the response is encoded.
 	var cells []cell.Cell
-	out := &hbasepb.GetResponse{Result: resultOut(c, res, &cells)}
+	out := &buf.resp
+	out.Result = resultOut(c, res, &cells, &buf.result)
 	return hbaserpc.Response{Msg: out, Cells: cells, Release: buf}, nil
 }
 
@@ -92,11 +93,11 @@ func (s *Service) mutate(ctx context.Context, c *hbaserpc.Call, req *hbasepb.Mut
 		return hbaserpc.Response{}, err
 	}
 	var cells []cell.Cell
-	out := &hbasepb.MutateResponse{Processed: proto.Bool(true)}
+	out := getMutateOut()
 	if conv.Kind == hbaseconv.KindIncrement || conv.Kind == hbaseconv.KindAppend {
-		out.Result = resultOut(c, res, &cells)
+		out.resp.Result = resultOut(c, res, &cells, &out.result)
 	}
-	return hbaserpc.Response{Msg: out, Cells: cells}, nil
+	return hbaserpc.Response{Msg: &out.resp, Cells: cells, Release: out}, nil
 }
 
 // applyOne runs one decoded mutation.

@@ -125,7 +125,7 @@ func (s *Service) independent(ctx context.Context, c *hbaserpc.Call, r *region.R
 					if g.ExistenceOnly {
 						roe.Result = hbaseconv.ExistsResultToPB(got.Exists)
 					} else {
-						roe.Result = resultOut(c, got, respCells)
+						roe.Result = resultOut(c, got, respCells, new(hbaseconv.PBResult))
 					}
 				}
 			}
@@ -157,7 +157,7 @@ func (s *Service) independent(ctx context.Context, c *hbaserpc.Call, r *region.R
 				roe.Exception = exceptionPair(err)
 				continue
 			}
-			roe.Result = resultOut(c, got, respCells)
+			roe.Result = resultOut(c, got, respCells, new(hbaseconv.PBResult))
 		default:
 			roe.Exception = exceptionPair(badRequest("coprocessor service calls are not supported"))
 		}

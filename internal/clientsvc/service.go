@@ -65,22 +65,22 @@ func (s *Service) Serve(ctx context.Context, c *hbaserpc.Call) (hbaserpc.Respons
 	switch c.Method {
 	case "Get":
 		var req *hbasepb.GetRequest
-		if req, err = unmarshal(c, &hbasepb.GetRequest{}); err == nil {
+		if req, err = unmarshal(c, newMsg[hbasepb.GetRequest]); err == nil {
 			resp, err = s.get(ctx, c, req)
 		}
 	case "Mutate":
 		var req *hbasepb.MutateRequest
-		if req, err = unmarshal(c, &hbasepb.MutateRequest{}); err == nil {
+		if req, err = unmarshal(c, newMsg[hbasepb.MutateRequest]); err == nil {
 			resp, err = s.mutate(ctx, c, req)
 		}
 	case "Scan":
 		var req *hbasepb.ScanRequest
-		if req, err = unmarshal(c, &hbasepb.ScanRequest{}); err == nil {
+		if req, err = unmarshal(c, newMsg[hbasepb.ScanRequest]); err == nil {
 			resp, err = s.scan(ctx, c, req)
 		}
 	case "Multi":
 		var req *hbasepb.MultiRequest
-		if req, err = unmarshal(c, &hbasepb.MultiRequest{}); err == nil {
+		if req, err = unmarshal(c, newMsg[hbasepb.MultiRequest]); err == nil {
 			resp, err = s.multi(ctx, c, req)
 		}
 	default:
@@ -93,8 +93,11 @@ func (s *Service) Serve(ctx context.Context, c *hbaserpc.Call) (hbaserpc.Respons
 }
 
 // unmarshal returns the call's request: the message a decorator already
-// decoded (c.Msg) when it is of m's type, else m filled from c.Param.
-func unmarshal[T proto.Message](c *hbaserpc.Call, m T) (T, error) {
+// decoded (c.Msg) when it is of type T, else one decoded from c.Param (a
+// new one from newT when the hand decoders decline it; a func, not a
+// message, so that a call the fast path or the decorator served allocates
+// none).
+func unmarshal[T proto.Message](c *hbaserpc.Call, newT func() T) (T, error) {
 	if d, ok := c.Msg.(T); ok {
 		return d, nil
 	}
@@ -102,19 +105,24 @@ func unmarshal[T proto.Message](c *hbaserpc.Call, m T) (T, error) {
 	// would decode the same way.
 	var fast proto.Message
 	var ok bool
-	switch any(m).(type) {
+	var zero T
+	switch any(zero).(type) {
 	case *hbasepb.GetRequest:
-		fast, ok = hbaserpc.DecodeGetRequest(c.Param)
+		fast, ok = c.DecodeGet()
 	case *hbasepb.MutateRequest:
-		fast, ok = hbaserpc.DecodeMutateRequest(c.Param)
+		fast, ok = c.DecodeMutate()
 	case *hbasepb.ScanRequest:
 		fast, ok = hbaserpc.DecodeScanRequest(c.Param)
 	}
 	if ok {
 		return fast.(T), nil
 	}
+	m := newT()
 	if err := (proto.UnmarshalOptions{AllowPartial: true}).Unmarshal(c.Param, m); err != nil {
 		return m, badRequest("malformed %s request: %v", c.Method, err)
 	}
 	return m, nil
 }
+
+// newMsg is unmarshal's newT for a message type M.
+func newMsg[M any]() *M { return new(M) }

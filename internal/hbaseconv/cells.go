@@ -3,7 +3,6 @@ package hbaseconv
 import (
 	"math"
 
-	"google.golang.org/protobuf/proto"
 
 	"github.com/weirdb/weir/internal/cell"
 	"github.com/weirdb/weir/internal/hbasepb"
@@ -53,9 +52,24 @@ func CellFromPB(pb *hbasepb.Cell) (cell.Cell, error) {
 // set: HBase's client drops a Result's cells when it is present, so it
 // belongs only to existence-only Gets (see ExistsResultToPB).
 func ResultToPB(res region.Result, inlineCells bool) *hbasepb.Result {
-	pb := &hbasepb.Result{}
+	return new(PBResult).Set(res, inlineCells)
+}
+
+// PBResult is a Result's protobuf form together with the scalars its
+// optional fields point to, so that it takes one allocation, or none in
+// a caller's reused buffer.
+type PBResult struct {
+	pb      hbasepb.Result
+	count   int32
+	partial bool
+}
+
+// Set makes p ResultToPB's form of res and returns it. p must be zero.
+func (p *PBResult) Set(res region.Result, inlineCells bool) *hbasepb.Result {
+	pb := &p.pb
 	if res.Partial {
-		pb.Partial = proto.Bool(true)
+		p.partial = true
+		pb.Partial = &p.partial
 	}
 	if inlineCells {
 		pb.Cell = make([]*hbasepb.Cell, len(res.Cells))
@@ -64,8 +78,8 @@ func ResultToPB(res region.Result, inlineCells bool) *hbasepb.Result {
 		}
 		return pb
 	}
-	n := int32(len(res.Cells))
-	pb.AssociatedCellCount = &n
+	p.count = int32(len(res.Cells))
+	pb.AssociatedCellCount = &p.count
 	return pb
 }
 

@@ -478,9 +478,10 @@ func (c *conn) serveCall(call *Call) {
 		if resp.Release != nil {
 			resp.Release.Release()
 		}
-		return
+	} else {
+		c.respond(call, resp, err)
 	}
-	c.respond(call, resp, err)
+	call.recycle()
 }
 
 // Respond encodes and writes the call's response on the calling goroutine,

@@ -123,26 +123,34 @@ type fastGetRequest struct {
 // b.
 func DecodeGetRequest(b []byte) (req *hbasepb.GetRequest, ok bool) {
 	f := &fastGetRequest{}
+	if !f.decode(b) {
+		return nil, false
+	}
+	return &f.req, true
+}
+
+// decode decodes b into the zero f; false: the runtime must.
+func (f *fastGetRequest) decode(b []byte) bool {
 	d := pbDecoder{b: b}
 	for d.next() {
 		switch d.num {
 		case 1:
 			if f.req.Region = f.spec.decode(d.bytes()); f.req.Region == nil {
-				return nil, false
+				return false
 			}
 		case 2:
 			if !f.decodeGet(d.bytes()) {
-				return nil, false
+				return false
 			}
 			f.req.Get = &f.get
 		default:
-			return nil, false
+			return false
 		}
 	}
 	if d.bad || f.req.Region == nil || f.req.Get == nil {
-		return nil, false
+		return false
 	}
-	return &f.req, true
+	return true
 }
 
 // fastRegionSpecifier is a RegionSpecifier with its type.
@@ -284,28 +292,36 @@ type fastMutateRequest struct {
 // message's byte fields alias b.
 func DecodeMutateRequest(b []byte) (req *hbasepb.MutateRequest, ok bool) {
 	f := &fastMutateRequest{}
+	if !f.decode(b) {
+		return nil, false
+	}
+	return &f.req, true
+}
+
+// decode decodes b into the zero f; false: the runtime must.
+func (f *fastMutateRequest) decode(b []byte) bool {
 	d := pbDecoder{b: b}
 	for d.next() {
 		switch d.num {
 		case 1:
 			if f.req.Region = f.spec.decode(d.bytes()); f.req.Region == nil {
-				return nil, false
+				return false
 			}
 		case 2:
 			if !f.decodeMutation(d.bytes()) {
-				return nil, false
+				return false
 			}
 			f.req.Mutation = &f.mut
 		case 4:
 			f.req.NonceGroup = d.uint64To(&f.nonceGroup)
 		default:
-			return nil, false
+			return false
 		}
 	}
 	if d.bad || f.req.Region == nil || f.req.Mutation == nil {
-		return nil, false
+		return false
 	}
-	return &f.req, true
+	return true
 }
 
 func (f *fastMutateRequest) decodeMutation(b []byte) bool {

@@ -61,7 +61,7 @@ func parseRequest(frame []byte, names *methodNames) (*Call, []byte, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("request header: %w", err)
 	}
-	p := &parsedRequest{}
+	p := newParsedRequest()
 	if !p.parseFast(hb, names) {
 		p.hdr = hbasepb.RequestHeader{}
 		if err := unmarshalPartial.Unmarshal(hb, &p.hdr); err != nil {

@@ -57,6 +57,12 @@ type Call struct {
 	// responded is set by Respond; the handler's return value is then
 	// dropped.
 	responded bool
+	// parsed is the memory the call lives in, recycled once its response
+	// is sent (recycle.go); nil for a Call made by hand. fastGet and
+	// fastMutate are its request's, from DecodeGet and DecodeMutate.
+	parsed     *parsedRequest
+	fastGet    *fastGetRequest
+	fastMutate *fastMutateRequest
 }
 
 // Response is a Handler's answer to a call.

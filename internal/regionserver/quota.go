@@ -174,7 +174,7 @@ func (g *quotaGate) request(c *hbaserpc.Call) (req quota.Request, ok bool) {
 	req.User = c.User
 	switch c.Method {
 	case "Get":
-		r, fast := hbaserpc.DecodeGetRequest(c.Param)
+		r, fast := c.DecodeGet()
 		if !fast {
 			r = &hbasepb.GetRequest{}
 			if proto.Unmarshal(c.Param, r) != nil {
@@ -187,7 +187,7 @@ func (g *quotaGate) request(c *hbaserpc.Call) (req quota.Request, ok bool) {
 		}
 		req.Kind, req.Reqs, req.EstBytes = quota.KindRead, 1, readEstimate
 	case "Mutate":
-		r, fast := hbaserpc.DecodeMutateRequest(c.Param)
+		r, fast := c.DecodeMutate()
 		if !fast {
 			r = &hbasepb.MutateRequest{}
 			if proto.Unmarshal(c.Param, r) != nil {
