@@ -406,7 +406,7 @@ func (c *conn) dispatch(frame []byte) bool {
 				Message: "request carries a cellblock but the connection negotiated no cell codec"})
 			return true
 		}
-		if call.Cells, err = DecodeCellBlock(cb, c.cfg.MaxCellsPerRequest); err != nil {
+		if call.Cells, err = decodeCellBlockInto(call.parsed.cells, cb, c.cfg.MaxCellsPerRequest); err != nil {
 			c.log.Info("hbaserpc: malformed request cellblock", "call", id, "method", call.Method, "err", err)
 			c.enqueueError(id, &Error{Class: DoNotRetryIOException, Message: err.Error(), DoNotRetry: true})
 			return true

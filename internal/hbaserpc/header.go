@@ -50,6 +50,9 @@ type parsedRequest struct {
 	timeout uint32
 	meta    hbasepb.CellBlockMeta
 	cbLen   uint32
+	// cells is the array the call's cellblock is decoded into, kept when
+	// the rest is recycled.
+	cells []cell.Cell
 }
 
 // parseRequest parses the RequestHeader at the front of a request frame

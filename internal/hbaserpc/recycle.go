@@ -60,6 +60,9 @@ func (c *Call) DecodeMutate() (*hbasepb.MutateRequest, bool) {
 	return &f.req, true
 }
 
+// maxRecycledCells bounds the cellblock array a recycled call keeps.
+const maxRecycledCells = 256
+
 // newParsedRequest returns a zero parsedRequest, its Call marked as the
 // connection's to recycle.
 func newParsedRequest() *parsedRequest {
@@ -83,6 +86,12 @@ func (call *Call) recycle() {
 		*f = fastMutateRequest{}
 		mutateRequestPool.Put(f)
 	}
-	*p = parsedRequest{}
+	// The cells alias the request frame: keep none of them alive.
+	cells := call.Cells
+	if cap(cells) < cap(p.cells) || cap(cells) > maxRecycledCells {
+		cells = p.cells[:cap(p.cells)]
+	}
+	clear(cells)
+	*p = parsedRequest{cells: cells[:0]}
 	parsedRequestPool.Put(p)
 }

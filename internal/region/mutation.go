@@ -128,18 +128,20 @@ func (r *Region) Mutate(ctx context.Context, muts ...Mutation) error {
 			return err
 		}
 	}
-	reqs := make([]lockRequest, len(muts))
+	sc := mutateScratchPool.Get().(*mutateScratch)
+	defer sc.release()
 	for i := range muts {
-		reqs[i] = lockRequest{stripe: stripeOf(muts[i].Row), exclusive: needsRead(&muts[i])}
+		sc.reqs = append(sc.reqs, lockRequest{stripe: stripeOf(muts[i].Row), exclusive: needsRead(&muts[i])})
 	}
-	held, err := r.locks.acquire(ctx, reqs, r.opts.RowLockTimeout)
+	held, err := r.locks.acquire(ctx, sc.reqs, r.opts.RowLockTimeout)
 	if err != nil {
 		return err
 	}
 	defer held.release()
 	b := r.engine.NewBatch()
 	defer b.Close()
-	var wb writeBuf
+	wb := writeBuf{key: sc.key, put: sc.put}
+	defer func() { sc.key, sc.put = wb.key, wb.put }()
 	durability := UseDefault
 	for i := range muts {
 		if err := r.addMutation(ctx, b, &wb, &muts[i]); err != nil {
@@ -147,7 +149,7 @@ func (r *Region) Mutate(ctx context.Context, muts ...Mutation) error {
 		}
 		durability = max(durability, muts[i].Durability)
 	}
-	if err := r.commitMutations(b, durability, wb.key, muts, wb.now); err != nil {
+	if err := r.commitMutations(b, durability, &wb, muts); err != nil {
 		return err
 	}
 	r.requests.writes.Add(uint64(len(muts)))
@@ -174,11 +176,13 @@ func needsRead(m *Mutation) bool {
 // mutation. A lone Put puts its row back in the cache patched with its
 // cells (RowCache.endWrite) instead of leaving it to the next Get. The
 // rows go into the sample a probe reads (gcprobe.go).
-func (r *Region) commitMutations(b *storage.Batch, d Durability, scratch []byte, muts []Mutation, now int64) error {
+func (r *Region) commitMutations(b *storage.Batch, d Durability, wb *writeBuf, muts []Mutation) error {
+	now := wb.now
 	for i := range muts {
 		r.gc.sample.offer(r.storedRow(muts[i].Row))
 	}
-	w := r.rowWrites(scratch)
+	w := r.rowWrites(wb.key)
+	defer func() { wb.key = w.key }()
 	if len(muts) == 1 {
 		m := &muts[0]
 		epoch := r.cacheEpoch.Load()
@@ -186,14 +190,15 @@ func (r *Region) commitMutations(b *storage.Batch, d Durability, scratch []byte,
 		err := r.commit(b, d)
 		var put []cell.Cell
 		if err == nil && t.old != nil && m.Type == MutationPut {
-			put = make([]cell.Cell, len(m.Cells))
-			for i, c := range m.Cells {
+			put = wb.put[:0]
+			for _, c := range m.Cells {
 				if c.Timestamp == cell.LatestTimestamp {
 					c.Timestamp = now
 				}
 				c.Type = cell.TypePut
-				put[i] = c
+				put = append(put, c)
 			}
+			wb.put = put
 		}
 		w.end(m.Row, t, epoch, put)
 		return err
@@ -233,6 +238,35 @@ func (r *Region) commit(b *storage.Batch, d Durability) error {
 type writeBuf struct {
 	key []byte
 	now int64
+	// put is commitMutations' buffer for a lone Put's cells as the row
+	// cache is patched with them (it copies them).
+	put []cell.Cell
+}
+
+// mutateScratch is the memory of a Mutate call, reused by the next: fresh
+// allocations are memory the CPU has not touched since the last garbage
+// collection, and their first stores miss every cache (hbaserpc/recycle.go
+// says more).
+type mutateScratch struct {
+	reqs []lockRequest
+	key  []byte
+	put  []cell.Cell
+}
+
+var mutateScratchPool = sync.Pool{New: func() any { return new(mutateScratch) }}
+
+// maxScratchCells keeps a batch's scratch that grew past it out of the
+// pool.
+const maxScratchCells = 1024
+
+func (sc *mutateScratch) release() {
+	if cap(sc.reqs) > maxScratchCells || cap(sc.put) > maxScratchCells || cap(sc.key) > 64<<10 {
+		return
+	}
+	// The cells alias the request's memory: keep none of it alive.
+	clear(sc.put[:cap(sc.put)])
+	sc.reqs, sc.key, sc.put = sc.reqs[:0], sc.key[:0], sc.put[:0]
+	mutateScratchPool.Put(sc)
 }
 
 // addMutation encodes one validated mutation into b. The caller holds the

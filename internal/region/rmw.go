@@ -235,7 +235,7 @@ func (r *Region) CheckAndMutate(ctx context.Context, row []byte, cond Condition,
 		}
 		durability = max(durability, muts[i].Durability)
 	}
-	if err := r.commitMutations(b, durability, wb.key, muts, wb.now); err != nil {
+	if err := r.commitMutations(b, durability, &wb, muts); err != nil {
 		return false, err
 	}
 	r.requests.writes.Add(uint64(len(muts)))
