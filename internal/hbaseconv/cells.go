@@ -3,7 +3,6 @@ package hbaseconv
 import (
 	"math"
 
-
 	"github.com/weirdb/weir/internal/cell"
 	"github.com/weirdb/weir/internal/hbasepb"
 	"github.com/weirdb/weir/internal/region"
